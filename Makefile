@@ -1,0 +1,40 @@
+# Every target creates or reuses .venv and installs the project from
+# pyproject.toml first, so a fresh machine needs nothing but Python 3.11.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: test verify test-slow proofs crosshair bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $(STAMP)
+
+## make test: the test suite (exhaustive n <= 6, Hypothesis, mutants). CI runs this.
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+## make test-slow: the long exhaustive runs (n = 7 for every algorithm).
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow
+
+## make proofs: Z3 proofs; prints the table claim / n / result / seconds.
+proofs: $(STAMP)
+	$(BIN)/python -m proofs
+
+## make crosshair: CrossHair over every public algorithm's contracts.
+crosshair: $(STAMP)
+	$(BIN)/python -m proofs.crosshair_run
+
+## make verify: everything; non-zero exit on any failure or unknown.
+verify: test test-slow proofs crosshair
+
+## make bench: throughput and timing figures (never asserted in tests).
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

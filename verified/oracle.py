@@ -1,0 +1,207 @@
+"""The oracle: does a sequence of operations implement a parallel move, and
+how far is it from the optimum?
+
+``implements`` is the postcondition of every algorithm in this package and
+the verdict ``verified check`` returns to other implementations.  It runs
+the sequence through the one interpreter (``semantics.execute``) from the
+state where every location holds its own name, then compares.
+
+Contracts (what must survive the move), chosen per request:
+
+* ``"all"`` (default, CompCert's): every destination holds its source's
+  original value; every other location of the register file that is not a
+  declared temporary holds its own original value.
+* ``"loops"`` (the permutation-instruction paper's RTGs): only destinations
+  must hold their values; a location that must keep its own value says so
+  with a self-move ``[u, u]``; every other location of the register file is
+  dead after the move and may be used as scratch.
+
+In both contracts only the final state counts: a location may be used and
+restored in between (a swap followed by the same swap is harmless).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .graph import analyse
+from .semantics import (
+    CONTRACTS,
+    MODELS,
+    Location,
+    Operation,
+    ParallelMove,
+    PreconditionError,
+    check_model,
+    execute,
+    format_op,
+    loc_name,
+    reads,
+    value_of,
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The oracle's answer.  ``ok`` is True only when the sequence is legal
+    in the model *and* leaves every checked location as the contract says."""
+
+    ok: bool
+    length: int
+    #: why the sequence is wrong, in words (None when ok)
+    reason: str | None = None
+    #: the first wrong location after running a legal sequence
+    location: Location | None = None
+    expected: Location | None = None
+    got: Location | None = None
+    #: index of the first illegal operation, if that is the problem
+    op_index: int | None = None
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def to_json(self) -> dict:
+        out: dict = {"ok": self.ok, "length": self.length}
+        if not self.ok:
+            out["reason"] = self.reason
+            if self.location is not None:
+                out["counterexample"] = {
+                    "location": self.location,
+                    "expected": loc_name(self.expected),
+                    "got": loc_name(self.got),
+                }
+            if self.op_index is not None:
+                out["operation"] = self.op_index
+        return out
+
+
+def check_contract(preserve: str) -> str:
+    if preserve not in CONTRACTS:
+        raise PreconditionError(
+            f'unknown "preserve" {preserve!r}; choose "all" (every location '
+            f'not written keeps its value) or "loops" (only destinations and '
+            f'self-moves matter)'
+        )
+    return preserve
+
+
+def implements(
+    pm: ParallelMove,
+    ops: Sequence[Operation],
+    model: str = "temp",
+    preserve: str = "all",
+) -> Verdict:
+    """Decide whether ``ops`` implements ``pm`` in ``model`` under the
+    contract ``preserve``.  Returns a Verdict naming the first problem:
+
+    * an operation the model does not have (a swap in the ``temp`` model);
+    * an operation naming a location outside the register file and the
+      declared temporaries (e.g. a write to an undeclared temporary);
+    * otherwise, after running the whole sequence, the first location
+      (destinations first, in the move's order) whose value is wrong.
+    """
+    check_model(model)
+    check_contract(preserve)
+    allowed = MODELS[model]
+    universe = set(pm.locations())
+    temps = set(pm.temps)
+    for i, op in enumerate(ops):
+        if not isinstance(op, allowed):
+            names = ", ".join(t.__name__.lower() for t in allowed)
+            return Verdict(
+                False, len(ops), op_index=i,
+                reason=f"operation #{i} ({format_op(op)}) is not available in "
+                f"the {model} model (it has: {names})",
+            )
+        for loc in set(op.writes()) | set(reads(op)):
+            if loc not in universe and loc not in temps:
+                verb = "writes" if loc in op.writes() else "reads"
+                return Verdict(
+                    False, len(ops), op_index=i,
+                    reason=f"operation #{i} ({format_op(op)}) {verb} "
+                    f"{loc_name(loc)}, which is neither in the register file "
+                    f"nor a declared temporary",
+                )
+    state = execute(ops)
+    for dst, src in pm.moves:
+        got = value_of(state, dst)
+        if got != src:
+            return Verdict(
+                False, len(ops), location=dst, expected=src, got=got,
+                reason=f"destination {loc_name(dst)} must hold the original "
+                f"value of {loc_name(src)} but holds that of {loc_name(got)}",
+            )
+    if preserve == "all":
+        for loc in pm.locations():
+            if loc in pm.source_of:
+                continue
+            got = value_of(state, loc)
+            if got != loc:
+                return Verdict(
+                    False, len(ops), location=loc, expected=loc, got=got,
+                    reason=f"{loc_name(loc)} is not a destination, so it must "
+                    f"keep its own value, but it was clobbered with that of "
+                    f"{loc_name(got)}",
+                )
+    return Verdict(True, len(ops))
+
+
+# ---------------------------------------------------------------------------
+# Optimum (closed forms; cross-checked by exhaustive search in the tests and
+# by bounded synthesis in proofs/)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """The minimum sequence length for a request, or why there is none."""
+
+    length: int | None
+    #: when length is None: why (no sequence exists, or not computed)
+    note: str | None = None
+
+
+def optimum(pm: ParallelMove, model: str, preserve: str = "all") -> Optimum:
+    """Minimum number of operations of ``model`` that implement ``pm``.
+
+    * ``swap``: non-loop moves - cycles (each k-cycle takes k-1 swaps, each
+      other move one mov).
+    * ``temp``: non-loop moves + bare cycles, provided there is scratch room
+      to break a bare cycle (a declared temporary, a destination outside
+      every cycle, which is free until it is written, or under "loops" a
+      dead location); without any, no sequence exists.
+    * ``permi``: the copy-set dynamic program of verified.permi.
+    * ``spill``: not computed.
+    """
+    check_model(model)
+    check_contract(preserve)
+    g = analyse(pm)
+    if model == "swap":
+        return Optimum(g.non_loop_moves - g.cycles)
+    if model == "temp":
+        if g.bare_cycles == 0 or _has_scratch(pm, g, preserve):
+            return Optimum(g.non_loop_moves + g.bare_cycles)
+        return Optimum(
+            None,
+            "no sequence exists: the move has a cycle without blades and "
+            "there is no location to break it with; declare a temporary "
+            '(e.g. "temps": ["t"])',
+        )
+    if model == "permi":
+        from . import permi  # the DP lives with the algorithm it bounds
+
+        return Optimum(permi.optimal_length(pm, preserve))
+    return Optimum(None, f"the optimum is not computed for the {model} model")
+
+
+def _has_scratch(pm: ParallelMove, g, preserve: str) -> bool:
+    if pm.temps:
+        return True
+    on_cycle = {c for w in g.windmills for c in w.cycle}
+    if any(d != s and d not in on_cycle for d, s in pm.moves):
+        return True
+    if preserve == "loops":
+        dsts = set(pm.source_of)
+        return any(loc not in dsts for loc in pm.locations())
+    return False
