@@ -22,6 +22,7 @@ restored in between (a swap followed by the same swap is harmless).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -145,6 +146,40 @@ def implements(
                     f"{loc_name(got)}",
                 )
     return Verdict(True, len(ops))
+
+
+# ---------------------------------------------------------------------------
+# Postconditions of the algorithms
+# ---------------------------------------------------------------------------
+
+#: Run-time contracts are on unless VERIFIED_CONTRACTS=0 (benchmarks of the
+#: bare algorithms turn them off; the tests never do).
+CONTRACTS_ON = os.environ.get("VERIFIED_CONTRACTS", "1") != "0"
+
+
+class PostconditionError(AssertionError):
+    """An algorithm returned a sequence that breaks its own contract."""
+
+
+def ensure(
+    pm: ParallelMove,
+    ops: Sequence[Operation],
+    model: str,
+    preserve: str = "all",
+    length: int | None = None,
+    algorithm: str = "algorithm",
+) -> None:
+    """The shared postcondition: ``ops`` implements ``pm`` in ``model`` and,
+    when given, has exactly ``length`` operations (the algorithm's bound)."""
+    if not CONTRACTS_ON:
+        return
+    verdict = implements(pm, ops, model, preserve)
+    if not verdict.ok:
+        raise PostconditionError(f"{algorithm} on {pm}: {verdict.reason}")
+    if length is not None and len(ops) != length:
+        raise PostconditionError(
+            f"{algorithm} on {pm}: {len(ops)} operations, its bound says {length}"
+        )
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,153 @@
+"""The bitset shuffler of the "Register shuffling" write-up (March 2025;
+seed 000): moves and swaps, no temporary.
+
+State: ``forward[r]`` is a bitset; bit ``d`` set means "the value now in
+slot r must end up in slot d".  ``add(dst, src)`` sets bit dst of
+forward[src] (and ignores dst == src).  Each ``next_action`` walks from the
+first slot with pending work along ``next = lowest set bit``:
+
+* if slot ``next`` holds nothing anybody still needs (forward[next] == 0),
+  MOVE i -> next and clear that bit;
+* if ``next`` was already visited in this walk, the walk closed a cycle:
+  SWAP i, next; the value of i is now home in next, so clear bit next of
+  forward[i]; the two masks trade places (the values did), and bit j of
+  forward[j] is always cleared (a value at home never moves again).
+
+Invariant (asserted in ``_check_invariant``; the same invariant is stated for
+Z3 in ``proofs/``): for every slot r, no bit r in forward[r]; and the
+pending work is exactly the part of the parallel move not yet satisfied.
+Loop variant (asserted in ``next_action``): the total number of set bits
+in forward[] strictly drops with every action.
+
+Masks are Python ints, so any slot count works (the write-up's C uses
+uint16_t for 16 slots).  The CrossHair-friendly entry point is
+``shuf_srcs`` (a list ``srcs`` with srcs[d] = the source of slot d).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, List, Tuple
+
+from .graph import analyse
+from .oracle import ensure, implements
+from .semantics import Location, Mov, Operation, ParallelMove, Swap
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action of the write-up's ``struct shuf_action``."""
+
+    kind: str  # "move" or "swap"
+    src: int  # the write-up's ``from``
+    dst: int  # the write-up's ``to``
+
+
+def _bits(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+def _lowest_bit(mask: int) -> int:
+    """Index of the lowest set bit (the write-up's ``__builtin_ctz``)."""
+    return (mask & -mask).bit_length() - 1
+
+
+class Shuf:
+    """``struct shuf`` for ``count`` slots: ``add`` mirrors shuf_add,
+    iterating mirrors repeated shuf_next calls."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.forward = [0] * count
+
+    def add(self, dst: int, src: int) -> None:
+        """shuf_add: the value now in ``src`` must end in ``dst``.
+
+        pre: 0 <= dst < count and 0 <= src < count, and no earlier add
+             named ``dst`` as a destination (checked by ParallelMove).
+        """
+        if not (0 <= dst < self.count and 0 <= src < self.count):
+            raise ValueError(f"slot out of range 0..{self.count - 1}: {dst} <- {src}")
+        if dst == src:
+            return
+        self.forward[src] |= 1 << dst
+
+    def pending(self) -> int:
+        """The loop variant: total set bits of forward[]."""
+        return sum(_bits(m) for m in self.forward)
+
+    def next_action(self) -> Action | None:
+        """shuf_next: the next action, or None when all work is done.
+
+        post: the loop variant strictly dropped (asserted).
+        """
+        forward = self.forward
+        before = self.pending()
+        visited = 0
+        i = 0
+        while i < self.count:
+            if forward[i] == 0:
+                i += 1
+                continue
+            nxt = _lowest_bit(forward[i])
+            assert nxt != i, "invariant: no slot forwards to itself"
+            if forward[nxt] == 0:
+                forward[i] &= ~(1 << nxt)
+                action = Action("move", i, nxt)
+                break
+            if visited & (1 << nxt):
+                tmp = forward[nxt] & ~(1 << i)
+                forward[nxt] = forward[i] & ~(1 << nxt)
+                forward[i] = tmp
+                action = Action("swap", i, nxt)
+                break
+            visited |= 1 << i
+            i = nxt
+        else:
+            return None
+        assert self.pending() < before, "loop variant: set bits must drop"
+        return action
+
+    def __iter__(self) -> Iterator[Action]:
+        while (action := self.next_action()) is not None:
+            yield action
+
+
+def shuf(pm: ParallelMove) -> list[Operation]:
+    """Sequentialise ``pm`` with moves and swaps (swap model, no temporary).
+
+    pre:  destinations distinct (ParallelMove.make checks it).
+    post: implements(pm, result, "swap") and
+          len(result) == non-loop moves - cycles (optimal in the swap model).
+    """
+    slots = pm.locations()
+    index = {loc: i for i, loc in enumerate(slots)}
+    s = Shuf(len(slots))
+    for dst, src in pm.moves:
+        s.add(index[dst], index[src])
+    ops = [
+        Mov(slots[a.dst], slots[a.src]) if a.kind == "move" else Swap(slots[a.src], slots[a.dst])
+        for a in s
+    ]
+    g = analyse(pm)
+    ensure(pm, ops, "swap", length=g.non_loop_moves - g.cycles, algorithm="shuf")
+    return ops
+
+
+def shuf_srcs(srcs: List[int]) -> List[Tuple[str, int, int]]:
+    """List-shaped entry point for CrossHair and exhaustive tests: slot d
+    must receive the original value of slot srcs[d] (the write-up's
+    ``want[]``).  Returns ("move"|"swap", from, to) triples.
+
+    pre: all(0 <= s < len(srcs) for s in srcs)
+    post: implements(ParallelMove.from_map(srcs), actions_to_ops(__return__), "swap").ok
+    """
+    s = Shuf(len(srcs))
+    for d, src in enumerate(srcs):
+        s.add(d, src)
+    return [(a.kind, a.src, a.dst) for a in s]
+
+
+def actions_to_ops(actions: List[Tuple[str, int, int]]) -> list[Operation]:
+    """("move", from, to) -> mov to, from; ("swap", a, b) -> swap a, b."""
+    return [Mov(b, a) if kind == "move" else Swap(a, b) for kind, a, b in actions]
