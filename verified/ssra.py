@@ -29,11 +29,9 @@ operation ``$x = OP($y, $z)``:
   dead and emits nothing;
 * ``$x`` does not exist before the operation, so ``r_x`` becomes free (in
   reverse) and can hold an input;
-* each input must be in a register when the operation runs; one that later
-  code expects in memory slot ``m`` is stored there just *before*... no: a
-  value the later code reads from memory must be written to memory by a
-  ``STORE`` placed *before* the operation (forward), while the input is
-  still in its register;
+* each input must be in a register when the operation runs; if later code
+  expects it in memory slot ``m``, a ``STORE(r, m)`` is placed *before* the
+  operation, while the input is still in its register ``r``;
 * when no register is free, the least recently used one is evicted: in
   forward time its value lived in a fresh memory slot until here, so a
   ``LOAD`` placed *after* the operation brings it back.
@@ -41,7 +39,7 @@ operation ``$x = OP($y, $z)``:
 Memory slots share one counter with the registers (``total_slots``), as in
 the write-up's code: registers are ``0..N-1`` and slot ``s >= N`` is printed
 ``mem + (s - N)``.  The write-up's "memory words" column is the highest such
-offset (see ``Allocation.highest_offset``).
+offset (``highest_offset`` in ``Allocation.counts()``).
 """
 
 from __future__ import annotations
