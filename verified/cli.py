@@ -14,6 +14,7 @@ SUBCOMMANDS = [
      "oracle: read JSON-lines requests with a sequence, answer ok/counterexample"),
     ("solve", "verified.solve",
      "reference answers: read JSON-lines requests, answer with our algorithm's sequence"),
+    ("ssra", "verified.ssra", "solid-state register allocator: `alloc` a straight-line SSA tape, `check` anyone's allocation of it"),
 ]
 
 EPILOG = """\
