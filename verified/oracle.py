@@ -124,12 +124,17 @@ def implements(
                     f"{loc_name(loc)}, which is neither in the register file "
                     f"nor a declared temporary",
                 )
-    state = execute(ops)
+    return judge(pm, execute(ops), preserve, len(ops))
+
+
+def judge(pm: ParallelMove, state: dict, preserve: str = "all", length: int = 0) -> Verdict:
+    """Judge a final machine state (location -> symbolic value) against the
+    contract: the first wrong location, destinations first in move order."""
     for dst, src in pm.moves:
         got = value_of(state, dst)
         if got != src:
             return Verdict(
-                False, len(ops), location=dst, expected=src, got=got,
+                False, length, location=dst, expected=src, got=got,
                 reason=f"destination {loc_name(dst)} must hold the original "
                 f"value of {loc_name(src)} but holds that of {loc_name(got)}",
             )
@@ -140,12 +145,12 @@ def implements(
             got = value_of(state, loc)
             if got != loc:
                 return Verdict(
-                    False, len(ops), location=loc, expected=loc, got=got,
+                    False, length, location=loc, expected=loc, got=got,
                     reason=f"{loc_name(loc)} is not a destination, so it must "
                     f"keep its own value, but it was clobbered with that of "
                     f"{loc_name(got)}",
                 )
-    return Verdict(True, len(ops))
+    return Verdict(True, length)
 
 
 # ---------------------------------------------------------------------------

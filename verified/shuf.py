@@ -43,10 +43,6 @@ class Action:
     dst: int  # the write-up's ``to``
 
 
-def _bits(mask: int) -> int:
-    return bin(mask).count("1")
-
-
 def _lowest_bit(mask: int) -> int:
     """Index of the lowest set bit (the write-up's ``__builtin_ctz``)."""
     return (mask & -mask).bit_length() - 1
@@ -74,7 +70,7 @@ class Shuf:
 
     def pending(self) -> int:
         """The loop variant: total set bits of forward[]."""
-        return sum(_bits(m) for m in self.forward)
+        return sum(m.bit_count() for m in self.forward)
 
     def next_action(self) -> Action | None:
         """shuf_next: the next action, or None when all work is done.
