@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterable, TextIO
@@ -111,11 +112,30 @@ def decode_line(raw: bytes) -> object:
     except UnicodeDecodeError as e:
         raise PreconditionError(f"line is not UTF-8 ({e.reason} at byte {e.start})") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise PreconditionError(f"line is not valid JSON: {e.msg} at column {e.colno}") from None
     except RecursionError:
         raise PreconditionError("line is not valid JSON: nested too deeply") from None
+    except PreconditionError:
+        raise
+    except ValueError:  # an integer literal longer than Python converts (4300 digits)
+        raise PreconditionError("line is not valid JSON here: a number has too many "
+                                "digits") from None
+
+
+def _reject_constant(name: str) -> object:
+    # NaN and Infinity are not JSON (RFC 8259); accepting them would echo
+    # them back in "id" and make our own answer invalid JSON.
+    raise PreconditionError(f"line is not valid JSON: {name} is not a JSON value")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise PreconditionError(f"line is not valid JSON: the number {text[:40]} "
+                                f"overflows a double")
+    return value
 
 
 def serve(
