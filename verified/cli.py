@@ -14,6 +14,8 @@ SUBCOMMANDS = [
      "oracle: read JSON-lines requests with a sequence, answer ok/counterexample"),
     ("solve", "verified.solve",
      "reference answers: read JSON-lines requests, answer with our algorithm's sequence"),
+    ("conform", "verified.conform", "drive another implementation over the protocol and check every answer (CI gate)"),
+    ("vectors", "verified.vectors", "write deterministic JSON-lines test vectors (request, expected state, optimum, reference)"),
     ("ssra", "verified.ssra", "solid-state register allocator: `alloc` a straight-line SSA tape, `check` anyone's allocation of it"),
 ]
 
