@@ -208,7 +208,7 @@ def parse_tape(text: str, source: str = "<tape>") -> Tape:
         if any(a == "" for a in args):
             raise b.error(number, f"empty operand in {line!r}")
         b.add(number, out, m.group("name"), args,
-              lambda a: a.startswith("$"))
+              lambda a: _TAPE_VAR.fullmatch(a) is not None)
     return b.finish()
 
 
@@ -226,7 +226,8 @@ def parse_vm(text: str, source: str = "<vm>") -> Tape:
         name = words[1].upper().replace("-", "_")
         if not re.fullmatch(_NAME, name):
             raise b.error(number, f"bad operation name {words[1]!r}")
-        b.add(number, words[0], name, words[2:], lambda a: a.startswith("_"))
+        b.add(number, words[0], name, words[2:],
+              lambda a: _VM_VAR.fullmatch(a) is not None)
     return b.finish()
 
 
@@ -363,7 +364,10 @@ class TwoInputState(Enum):
 def state_name(kinds: Sequence[str], repeated: bool = False) -> str:
     """Name of the state at arrival: ``kinds = (out, input...)`` letters.
     Two inputs: a ``TwoInputState`` member name; one input ``"R_M"``
-    style (``UNARY_R_M``); none ``NONARY_R``."""
+    style (``UNARY_R_M``); none ``NONARY_R``.  An unassigned output is a
+    dead operation: ``DEAD`` (nothing is emitted)."""
+    if kinds[0] == "U":
+        return "DEAD"
     if len(kinds) == 3:
         key = (kinds[0], kinds[1], "=" if repeated else kinds[2])
         return TwoInputState(key).name
@@ -389,8 +393,12 @@ class RegisterAllocator:
       is taken by the result from the start);
     * ``out``: the allocated operations in reverse order.
 
-    Invariant between operations (``check_invariant``): ``allocations`` and
-    ``registers`` are inverse on registers; a spare register is unbound."""
+    Invariant between operations (``check_invariant``): a bound register's
+    variable is allocated to it; a spare register is unbound.  (The other
+    direction can go stale for variables whose definition the walk has
+    passed -- as in the write-up, an output's entry is not always cleared
+    when its register is reused for an input; those entries are never read
+    again.)"""
 
     def __init__(self, n: int, trace: list | None = None):
         if isinstance(n, bool) or not isinstance(n, int) or n < 2:
@@ -680,9 +688,6 @@ class RegisterAllocator:
         for r, v in enumerate(self.registers):
             if v != INVALID:
                 assert self.allocations[v] == r, (r, v)
-        for v, a in enumerate(self.allocations):
-            if 0 <= a < self.n:
-                assert self.registers[a] == v, (v, a)
         for r in self.spare_registers:
             assert self.registers[r] == INVALID
 
