@@ -85,6 +85,36 @@ def test_figure_2():
     assert copies == [(2, 1)]
 
 
+# A cycle that must be broken twice.  On every RTG with <= 6 registers,
+# keeping every cycle edge is optimal (the "cycle_never_broken" mutant agrees
+# with the DP there); the smallest difference we found has 10 registers: a
+# 2-cycle (0 1) with a 4-vertex path hanging off each of its vertices.
+BROKEN_TWICE = [(0, 1), (1, 0), (0, 2), (2, 3), (3, 4), (4, 5),
+                (1, 6), (6, 7), (7, 8), (8, 9)]
+
+
+def test_cycle_must_be_broken_twice():
+    pm = pm_of(BROKEN_TWICE)
+    ops = permi.permi_optimal(pm)
+    assert implements(pm, ops, "permi", "loops")
+    assert len(ops) == permi.optimal_length(pm) == 4
+    # the search proves no sequence of 3 exists (its bound is admissible)
+    assert permi.search_optimum(pm, "loops", max_len=3) is None
+    # keeping the 2-cycle: two copies + GREEDY(2-cycle, two 4-paths) = 5
+    keep = [(0, 1), (1, 0), (2, 3), (3, 4), (4, 5), (6, 7), (7, 8), (8, 9)]
+    assert permi.greedy_length(permi.signature(keep)) == 3
+    # breaking it at both vertices: two 5-paths
+    both = [e for e in BROKEN_TWICE if e not in [(0, 1), (1, 0)]]
+    assert permi.greedy_length(permi.signature(both)) == 2
+    kept, copies = permi.copy_set(pm)
+    assert sorted(copies) == [(0, 1), (1, 0)]
+
+
+@pytest.mark.slow
+def test_cycle_must_be_broken_twice_search():
+    assert permi.search_optimum(pm_of(BROKEN_TWICE), "loops", max_len=4) == 4
+
+
 # ---------------------------------------------------------------------------
 # Table 1: signature changes of merges, recomputed
 # ---------------------------------------------------------------------------
