@@ -115,7 +115,7 @@ def implements(
                 reason=f"operation #{i} ({format_op(op)}) is not available in "
                 f"the {model} model (it has: {names})",
             )
-        for loc in set(op.writes()) | set(reads(op)):
+        for loc in (*op.writes(), *reads(op)):
             if loc not in universe and loc not in temps:
                 verb = "writes" if loc in op.writes() else "reads"
                 return Verdict(

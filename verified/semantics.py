@@ -48,6 +48,8 @@ class PreconditionError(ValueError):
 
 def location(value: object) -> Location:
     """Validate and normalise one location (from Python or from JSON)."""
+    if type(value) is int and 0 <= value <= MAX_REGISTER:  # the common case, fast
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise PreconditionError(
             f"a location is a register number (int >= 0) or a name (string), "
@@ -126,7 +128,7 @@ class ParallelMove:
         pairs: list[tuple[Location, Location]] = []
         source_of: dict[Location, Location] = {}
         for i, pair in enumerate(moves):
-            if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise PreconditionError(
                     f"move #{i} must be a [dst, src] pair, not {pair!r}"
                 )
