@@ -50,7 +50,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from verified.semantics import PreconditionError
 
@@ -63,23 +63,21 @@ class TapeError(PreconditionError):
     """Bad input: the message names the file (when known) and the line."""
 
 
-@dataclass(frozen=True)
-class SsaOp:
+class SsaOp(NamedTuple):
     """One SSA operation ``$out = NAME(args)``.
 
     ``args`` keeps the source order of the operands: an ``int`` is an SSA
     input (a dense variable index, see ``Tape.names``), a ``str`` is a
-    literal immediate (the ``.vm`` format's ``const 2.95``).  At most two
-    operands are SSA inputs."""
+    literal immediate (the ``.vm`` format's ``const 2.95``).  ``inputs`` is
+    the SSA inputs alone (at most two), kept precomputed because the
+    allocator reads it for every operation.  (A ``NamedTuple``: building
+    one is several times cheaper than a frozen dataclass.)"""
 
     out: int
     name: str
-    args: tuple[int | str, ...]
+    args: tuple
     line: int
-
-    @property
-    def inputs(self) -> tuple[int, ...]:
-        return tuple(a for a in self.args if isinstance(a, int))
+    inputs: tuple
 
 
 @dataclass
@@ -124,9 +122,8 @@ class Tape:
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _TAPE_VAR = re.compile(r"\$[A-Za-z0-9_]+")
-_TAPE_LINE = re.compile(
-    rf"\s*(?P<out>\S+)\s*=\s*(?P<name>{_NAME})\s*\((?P<args>[^()]*)\)\s*;?\s*"
-)
+_NAME_RE = re.compile(_NAME)
+_new_tuple = tuple.__new__
 _LITERAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 _VM_VAR = re.compile(r"_[A-Za-z0-9_]+")
 RESERVED = ("LOAD", "STORE")
@@ -141,40 +138,51 @@ class _TapeBuilder:
         self.index: dict[str, int] = {}
         self.names: list[str] = []
         self.ops: list[SsaOp] = []
+        self.checked_names: set[str] = set()
 
     def error(self, line: int, message: str) -> TapeError:
         return TapeError(f"{self.source}:{line}: {message}")
 
     def add(self, line: int, out: str, name: str, raw_args: Sequence[str],
-            is_var) -> None:
-        if name.upper() in RESERVED:
-            raise self.error(line, f"{name} is reserved for the allocator's "
-                             f"spill code; it cannot be an SSA operation")
-        args: list[int | str] = []
+            var: re.Pattern) -> None:
+        """Define ``out = name(raw_args)``; ``var`` recognises variables
+        (anything else must be a numeric literal)."""
+        if name not in self.checked_names:
+            if name.upper() in RESERVED:
+                raise self.error(line, f"{name} is reserved for the "
+                                 f"allocator's spill code; it cannot be an "
+                                 f"SSA operation")
+            self.checked_names.add(name)
+        index = self.index
+        args: list = []
+        inputs: list = []
         for a in raw_args:
-            if is_var(a):
-                if a not in self.index:
-                    raise self.error(
-                        line, f"{a} is used before it is defined"
-                        + (" (an operation cannot read its own output)"
-                           if a == out else ""))
-                args.append(self.index[a])
+            v = index.get(a)
+            if v is not None:
+                args.append(v)
+                inputs.append(v)
+            elif var.fullmatch(a):
+                raise self.error(
+                    line, f"{a} is used before it is defined"
+                    + (" (an operation cannot read its own output)"
+                       if a == out else ""))
             elif _LITERAL.fullmatch(a):
                 args.append(a)
             else:
                 raise self.error(line, f"operand {a!r} is neither a variable "
                                  f"nor a numeric literal")
-        n_inputs = sum(isinstance(a, int) for a in args)
-        if n_inputs > 2:
-            raise self.error(line, f"{name} has {n_inputs} inputs; an "
+        if len(inputs) > 2:
+            raise self.error(line, f"{name} has {len(inputs)} inputs; an "
                              f"operation takes 0, 1 or 2")
-        if out in self.index:
-            first = self.ops[self.index[out]].line
+        if out in index:
+            first = self.ops[index[out]].line
             raise self.error(line, f"{out} is defined twice (first on line "
                              f"{first}); SSA variables are assigned once")
-        self.index[out] = len(self.names)
+        v = index[out] = len(self.names)
         self.names.append(out)
-        self.ops.append(SsaOp(self.index[out], name, tuple(args), line))
+        # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path)
+        self.ops.append(_new_tuple(SsaOp, (v, name, tuple(args), line,
+                                           tuple(inputs))))
 
     def finish(self) -> Tape:
         if not self.ops:
@@ -195,20 +203,27 @@ def parse_tape(text: str, source: str = "<tape>") -> Tape:
     an immediate.  Raises ``TapeError`` naming the line on bad syntax, use
     before definition, a redefined variable or an empty tape."""
     b = _TapeBuilder(source)
+    good_names: set[str] = set()
     for number, line in _lines(text):
-        m = _TAPE_LINE.fullmatch(line)
-        if not m:
+        # Fast path with str methods; the regex only words the error.
+        out, eq, rest = line.partition("=")
+        name, paren, tail = rest.partition("(")
+        tail = tail.rstrip(" \t;")
+        raw = tail[:-1]
+        name = name.strip()
+        if (not eq or not paren or not tail.endswith(")") or "(" in raw
+                or ")" in raw or (name not in good_names
+                                  and not _NAME_RE.fullmatch(name))):
             raise b.error(number, f"expected `$N = OP($a, $b)`, got {line!r}")
-        out = m.group("out")
+        good_names.add(name)
+        out = out.strip()
         if not _TAPE_VAR.fullmatch(out):
             raise b.error(number, f"the output {out!r} must be a variable "
                           f"like $3")
-        raw = m.group("args").strip()
-        args = [a.strip() for a in raw.split(",")] if raw else []
-        if any(a == "" for a in args):
+        args = [a.strip() for a in raw.split(",")] if raw.strip() else []
+        if "" in args:
             raise b.error(number, f"empty operand in {line!r}")
-        b.add(number, out, m.group("name"), args,
-              lambda a: _TAPE_VAR.fullmatch(a) is not None)
+        b.add(number, out, name, args, _TAPE_VAR)
     return b.finish()
 
 
@@ -226,8 +241,7 @@ def parse_vm(text: str, source: str = "<vm>") -> Tape:
         name = words[1].upper().replace("-", "_")
         if not re.fullmatch(_NAME, name):
             raise b.error(number, f"bad operation name {words[1]!r}")
-        b.add(number, words[0], name, words[2:],
-              lambda a: _VM_VAR.fullmatch(a) is not None)
+        b.add(number, words[0], name, words[2:], _VM_VAR)
     return b.finish()
 
 
@@ -359,6 +373,48 @@ class TwoInputState(Enum):
     M_SAME_R = ("M", "R", "=")
     M_SAME_M = ("M", "M", "=")
     M_SAME_U = ("M", "U", "=")
+
+#: A minimal program reaching each named state: ``(state, registers, tape
+#: text, index of the operation reached in that state)``.  Found by
+#: exhaustive search over tapes of <= 6 operations with 2 or 3 registers,
+#: and random search beyond (the states that need 7-9 operations);
+#: ``tests/test_ssra_states.py`` checks each and the code it emits, and
+#: ``proofs/ssra_states.py`` starts its search for step shapes from them.
+STATE_EXAMPLES: list[tuple[str, int, str, int]] = [
+    ('R_RR', 3, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($0, $1)\n$3 = FOO($0, $1)\n$4 = FOO($2, $3)\n', 2),
+    ('R_RM', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($0, $1)\n$3 = FOO($0, $2)\n$4 = FOO($1, $3)\n', 2),
+    ('R_RU', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($0, $1)\n$3 = FOO($0, $2)\n', 2),
+    ('R_MR', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($0, $1)\n$3 = FOO($1, $2)\n$4 = FOO($0, $3)\n', 2),
+    ('R_MM', 2, '$0 = BAR()\n$1 = FOO($0, $0)\n$2 = FOO($1, $0)\n$3 = FOO($0, $2)\n$4 = FOO($3, $1)\n$5 = FOO($4, $2)\n$6 = FOO($0, $5)\n', 3),
+    ('R_MU', 2, '$0 = BAR()\n$1 = BAR()\n$2 = BAR()\n$3 = FOO($0, $1)\n$4 = FOO($2, $3)\n$5 = FOO($0, $4)\n', 3),
+    ('R_UR', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($0, $1)\n$3 = FOO($1, $2)\n', 2),
+    ('R_UM', 2, '$0 = BAR()\n$1 = BAR()\n$2 = BAR()\n$3 = FOO($0, $1)\n$4 = FOO($2, $3)\n$5 = FOO($1, $4)\n', 3),
+    ('R_UU', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($0, $1)\n', 2),
+    ('M_RR', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($0, $1)\n$3 = FOO($0, $1)\n$4 = FOO($2, $3)\n', 2),
+    ('M_RM', 2, '$0 = BAR()\n$1 = BAR()\n$2 = NEG($1)\n$3 = FOO($2, $1)\n$4 = FOO($2, $0)\n$5 = FOO($4, $3)\n$6 = FOO($1, $5)\n', 3),
+    ('M_RU', 2, '$0 = BAR()\n$1 = BAR()\n$2 = BAR()\n$3 = FOO($0, $1)\n$4 = FOO($0, $2)\n$5 = FOO($3, $4)\n', 3),
+    ('M_MR', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($1, $0)\n$3 = FOO($0, $2)\n$4 = FOO($2, $1)\n$5 = FOO($4, $3)\n$6 = FOO($0, $5)\n', 3),
+    ('M_MM', 2, '$0 = BAR()\n$1 = FOO($0, $0)\n$2 = FOO($0, $0)\n$3 = BAR()\n$4 = FOO($1, $3)\n$5 = FOO($2, $0)\n$6 = FOO($4, $5)\n$7 = FOO($1, $6)\n$8 = FOO($7, $3)\n', 4),
+    ('M_MU', 2, '$0 = BAR()\n$1 = FOO($0, $0)\n$2 = BAR()\n$3 = FOO($2, $1)\n$4 = FOO($0, $1)\n$5 = FOO($3, $2)\n$6 = FOO($4, $0)\n$7 = FOO($6, $5)\n', 4),
+    ('M_UR', 2, '$0 = BAR()\n$1 = BAR()\n$2 = BAR()\n$3 = FOO($0, $1)\n$4 = FOO($1, $2)\n$5 = FOO($3, $4)\n', 3),
+    ('M_UM', 2, '$0 = BAR()\n$1 = FOO($0, $0)\n$2 = FOO($0, $1)\n$3 = FOO($2, $0)\n$4 = FOO($3, $2)\n$5 = FOO($0, $1)\n$6 = FOO($2, $5)\n$7 = FOO($4, $6)\n', 4),
+    ('M_UU', 2, '$0 = BAR()\n$1 = NEG($0)\n$2 = BAR()\n$3 = FOO($1, $2)\n$4 = FOO($0, $3)\n$5 = FOO($1, $2)\n$6 = FOO($5, $4)\n', 4),
+    ('R_SAME_R', 2, '$0 = BAR()\n$1 = FOO($0, $0)\n$2 = FOO($0, $1)\n', 1),
+    ('R_SAME_M', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($0, $0)\n$3 = FOO($1, $2)\n$4 = FOO($0, $3)\n', 2),
+    ('R_SAME_U', 2, '$0 = BAR()\n$1 = FOO($0, $0)\n', 1),
+    ('M_SAME_R', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($0, $0)\n$3 = FOO($0, $1)\n$4 = FOO($2, $3)\n', 2),
+    ('M_SAME_M', 2, '$0 = BAR()\n$1 = BAR()\n$2 = FOO($1, $0)\n$3 = FOO($1, $1)\n$4 = FOO($2, $0)\n$5 = FOO($4, $3)\n$6 = FOO($5, $1)\n', 3),
+    ('M_SAME_U', 2, '$0 = BAR()\n$1 = BAR()\n$2 = BAR()\n$3 = FOO($0, $0)\n$4 = FOO($1, $2)\n$5 = FOO($3, $4)\n', 3),
+    ('NONARY_M', 2, '$0 = BAR()\n$1 = BAR()\n$2 = BAR()\n$3 = FOO($0, $1)\n$4 = FOO($2, $3)\n', 2),
+    ('NONARY_R', 2, '$0 = BAR()\n', 0),
+    ('UNARY_M_M', 2, '$0 = BAR()\n$1 = FOO($0, $0)\n$2 = BAR()\n$3 = NEG($0)\n$4 = FOO($1, $2)\n$5 = FOO($4, $0)\n$6 = FOO($3, $5)\n', 3),
+    ('UNARY_M_R', 2, '$0 = BAR()\n$1 = BAR()\n$2 = NEG($0)\n$3 = FOO($0, $1)\n$4 = FOO($2, $3)\n', 2),
+    ('UNARY_M_U', 2, '$0 = BAR()\n$1 = BAR()\n$2 = BAR()\n$3 = NEG($0)\n$4 = FOO($1, $2)\n$5 = FOO($3, $4)\n', 3),
+    ('UNARY_R_M', 2, '$0 = BAR()\n$1 = BAR()\n$2 = NEG($0)\n$3 = FOO($1, $2)\n$4 = FOO($0, $3)\n', 2),
+    ('UNARY_R_R', 2, '$0 = BAR()\n$1 = NEG($0)\n$2 = FOO($0, $1)\n', 1),
+    ('UNARY_R_U', 2, '$0 = BAR()\n$1 = NEG($0)\n', 1),
+    ('DEAD', 2, '$0 = BAR()\n$1 = NEG($0)\n$2 = FOO($0, $0)\n', 1),
+]
 
 
 def state_name(kinds: Sequence[str], repeated: bool = False) -> str:
@@ -646,6 +702,24 @@ class RegisterAllocator:
 
     # -- the walk ------------------------------------------------------------
 
+    def start(self, tape: Tape) -> None:
+        """Prepare to walk ``tape``: the result is bound to ``r0``."""
+        if self.out or self.total_slots != 1:
+            raise PreconditionError("a RegisterAllocator runs only once")
+        self.allocations = [UNASSIGNED] * len(tape.names)
+        self.bind_initial_register(tape.result, 0)
+
+    def step(self, i: int, op: SsaOp) -> None:
+        """Process operation ``i`` of the reverse walk (``run`` does the
+        same, inlined; ``proofs/ssra_states.py`` steps one at a time)."""
+        ins = op.inputs
+        if len(ins) == 2:
+            self.op_reg_reg(i, op, ins[0], ins[1])
+        elif len(ins) == 1:
+            self.op_reg(i, op, ins[0])
+        else:
+            self.op_out_only(i, op)
+
     def arrival_state(self, op: SsaOp) -> str:
         """The state's name when the walk arrives at ``op`` (tracing only;
         looks without poking the LRU)."""
@@ -661,23 +735,21 @@ class RegisterAllocator:
         Post: ``Allocation`` whose program ``check`` accepts (asserted by the
         tests for every program they build, not here: it would double the
         cost)."""
-        if self.out or self.total_slots != 1:
-            raise PreconditionError("a RegisterAllocator runs only once")
-        self.allocations = [UNASSIGNED] * len(tape.names)
-        self.bind_initial_register(tape.result, 0)
+        self.start(tape)
         ops = tape.ops
         trace = self.trace
+        op_reg_reg, op_reg, op_out_only = self.op_reg_reg, self.op_reg, self.op_out_only
         for i in range(len(ops) - 1, -1, -1):
             op = ops[i]
             ins = op.inputs
             if trace is not None:
                 state, before = self.arrival_state(op), len(self.out)
             if len(ins) == 2:
-                self.op_reg_reg(i, op, ins[0], ins[1])
+                op_reg_reg(i, op, ins[0], ins[1])
             elif len(ins) == 1:
-                self.op_reg(i, op, ins[0])
+                op_reg(i, op, ins[0])
             else:
-                self.op_out_only(i, op)
+                op_out_only(i, op)
             if trace is not None:
                 trace.append((i, state, self.out[before:][::-1]))
         self.out.reverse()
@@ -747,8 +819,26 @@ class Allocation:
 
     def lines(self) -> list[str]:
         """The program in the write-up's syntax: ``r0 = FOO(r0, r1)``,
-        ``STORE(r0, mem + 0)``, ``r1 = LOAD(mem + 0)``."""
-        return [format_asm(self.tape, self.registers, o) for o in self.ops]
+        ``STORE(r0, mem + 0)``, ``r1 = LOAD(mem + 0)``.  (Same text as
+        ``format_asm`` line by line, with one ``%`` template per tape
+        operation for speed; a test compares the two.)"""
+        n, ops = self.registers, self.tape.ops
+        templates: dict[int, str] = {}
+        out = []
+        for o in self.ops:
+            kind = o[0]
+            if kind == OP:
+                t = templates.get(o[1])
+                if t is None:
+                    op = ops[o[1]]
+                    t = templates[o[1]] = f"r%d = {op.name}(" + ", ".join(
+                        a if isinstance(a, str) else "r%d" for a in op.args) + ")"
+                out.append(t % ((o[2],) + o[3]))
+            elif kind == LOAD:
+                out.append(f"r{o[1]} = LOAD(mem + {o[2] - n})")
+            else:
+                out.append(f"STORE(r{o[1]}, mem + {o[2] - n})")
+        return out
 
     def text(self) -> str:
         return "".join(line + "\n" for line in self.lines())
