@@ -69,7 +69,7 @@ def test_exhaustive_all_5():
           f"GREEDY on {stats['greedy']}")
 
 
-@pytest.mark.slow
+@pytest.mark.huge  # ~20 min wall on 2 cores: `make test-huge`, outside `make verify`
 def test_exhaustive_6():
     stats: dict = {}
     for moves in all_rtgs(6):
