@@ -12,6 +12,7 @@ from the edge/vertex count *and* from the cycles actually found), not assumed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 from .semantics import Location, ParallelMove
 
@@ -71,34 +72,14 @@ def analyse(pm: ParallelMove) -> TransferGraph:
     """
     moves = pm.non_loop_moves
     source_of = {d: s for d, s in moves}
-    # union-find over the locations the non-loop moves touch
-    parent: dict[Location, Location] = {}
-
-    def find(x: Location) -> Location:
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:  # path compression
-            parent[x], x = root, parent[x]
-        return root
-
+    groups = components(moves)
+    group_of = {loc: i for i, locs in enumerate(groups) for loc in locs}
+    group_moves: list[list[tuple[Location, Location]]] = [[] for _ in groups]
     for d, s in moves:
-        parent.setdefault(d, d)
-        parent.setdefault(s, s)
-        rd, rs = find(d), find(s)
-        if rd != rs:
-            parent[rd] = rs
-
-    groups: dict[Location, list[Location]] = {}
-    for loc in parent:
-        groups.setdefault(find(loc), []).append(loc)
-    group_moves: dict[Location, list[tuple[Location, Location]]] = {}
-    for d, s in moves:
-        group_moves.setdefault(find(d), []).append((d, s))
+        group_moves[group_of[d]].append((d, s))
 
     windmills = []
-    for root, locs in groups.items():
-        comp_moves = group_moves.get(root, [])
+    for locs, comp_moves in zip(groups, group_moves):
         cycle = _find_cycle(locs, source_of)
         # The windmill postcondition, two ways: by counting and by walking.
         assert len(comp_moves) <= len(locs), "in-degree <= 1 violated"
@@ -107,6 +88,29 @@ def analyse(pm: ParallelMove) -> TransferGraph:
         )
         windmills.append(Windmill(tuple(locs), tuple(comp_moves), cycle))
     return TransferGraph(tuple(windmills))
+
+
+def components(edges: Iterable[tuple[Location, Location]]) -> list[list[Location]]:
+    """Connected components of the graph with these edges (union-find with
+    path halving), each listed in first-seen order."""
+    parent: dict[Location, Location] = {}
+
+    def find(x: Location) -> Location:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for u, v in edges:
+        parent.setdefault(u, u)
+        parent.setdefault(v, v)
+        ru, rv = find(u), find(v)
+        if ru != rv:
+            parent[ru] = rv
+    groups: dict[Location, list[Location]] = {}
+    for x in parent:
+        groups.setdefault(find(x), []).append(x)
+    return list(groups.values())
 
 
 def _find_cycle(

@@ -151,6 +151,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Iterable, Sequence, Union
 
+from .graph import components
 from .oracle import check_contract, implements
 from .semantics import (
     MAX_PERM,
@@ -536,27 +537,6 @@ def _cycle_table(cycle: list[Location], tree_children: dict, rt: dict, tt: dict)
     return out
 
 
-def _components(edges: Sequence[Edge]) -> list[list[Location]]:
-    parent: dict[Location, Location] = {}
-
-    def find(x: Location) -> Location:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for u, v in edges:
-        parent.setdefault(u, u)
-        parent.setdefault(v, v)
-        ru, rv = find(u), find(v)
-        if ru != rv:
-            parent[ru] = rv
-    groups: dict[Location, list[Location]] = {}
-    for x in parent:
-        groups.setdefault(find(x), []).append(x)
-    return list(groups.values())
-
-
 def _graph_table(edges: Sequence[Edge]) -> Table:
     """The table T of the whole RTG: components merged (Lemma 11)."""
     out: dict[Location, list[Location]] = {}
@@ -566,7 +546,7 @@ def _graph_table(edges: Sequence[Edge]) -> Table:
         assert v not in pred, "in-degree <= 1"
         pred[v] = u
     total: Table = _ID
-    for comp in _components(edges):
+    for comp in components(edges):
         # find the cycle, if any, by walking predecessors
         x = comp[0]
         seen: dict[Location, int] = {}
