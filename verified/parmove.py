@@ -82,9 +82,11 @@ TO_MOVE, BEING_MOVED, MOVED = 0, 1, 2
 def leroy(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation]:
     """Rideau-Serpette-Leroy parallel move (recursive), one temporary.
 
-    pre:  destinations distinct; a temporary when the move has a cycle.
-    post: implements(pm, result, "temp"); only original moves and moves
-          to/from the temporary; len(result) == non-loop moves + cycles.
+    Requires distinct destinations and a temporary when the move has a
+    cycle; emits only original moves and moves to/from the temporary.
+
+    post: implements(pm, __return__, "temp").ok
+    post: len(__return__) == analyse(pm).non_loop_moves + analyse(pm).cycles
     """
     tmp = _temp_function(pm, temp)
     dst = [d for d, _ in pm.moves]
@@ -136,7 +138,10 @@ def _readers(src: list[Location]) -> dict[Location, list[int]]:
 def leroy_iterative(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation]:
     """``leroy`` with an explicit stack instead of recursion.
 
-    pre/post: as leroy, and the result equals leroy's whenever leroy returns.
+    Contract as leroy, and the result equals leroy's whenever leroy returns.
+
+    post: implements(pm, __return__, "temp").ok
+    post: len(__return__) == analyse(pm).non_loop_moves + analyse(pm).cycles
     """
     tmp = _temp_function(pm, temp)
     dst = [d for d, _ in pm.moves]
@@ -190,7 +195,8 @@ def windmill(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation
     temporary.  One axle is fully done before the next is broken, so one
     temporary serves all.
 
-    post: implements(pm, result, "temp"); len == non-loop moves + cycles.
+    post: implements(pm, __return__, "temp").ok
+    post: len(__return__) == analyse(pm).non_loop_moves + analyse(pm).cycles
     """
     tmp = _temp_function(pm, temp)
     out: list[Operation] = []
@@ -219,7 +225,8 @@ def mincopy(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation]
     derived from the windmill structure instead and its bound is checked
     exhaustively and proved in proofs/ (claim "mincopy ...").
 
-    post: implements(pm, result, "temp"); len == non-loop moves + bare cycles.
+    post: implements(pm, __return__, "temp").ok
+    post: len(__return__) == analyse(pm).non_loop_moves + analyse(pm).bare_cycles
     """
     tmp = _temp_function(pm, temp)
     out: list[Operation] = []
@@ -285,3 +292,60 @@ def _blades_then_axle(
         out.append(Mov(c[(i + 1) % k], c[i]))
     out.append(Mov(c[1], saved))
     return out
+
+
+# ---------------------------------------------------------------------------
+# List-shaped entry points (for CrossHair and exhaustive tests; DESIGN.md
+# "Tooling notes"): srcs[d] is the source of register d, register len(srcs)
+# is the temporary.  The postconditions call the real oracle.
+# ---------------------------------------------------------------------------
+
+from typing import List, Tuple  # noqa: E402
+
+from .oracle import implements  # noqa: E402,F401  (used by the contracts)
+
+
+def ops_to_triples(ops: list[Operation]) -> List[Tuple[str, int, int]]:
+    """Mov(d, s) -> ("mov", d, s); Swap(a, b) -> ("swap", a, b)."""
+    from .semantics import Swap
+
+    return [("swap", o.a, o.b) if isinstance(o, Swap) else ("mov", o.dst, o.src) for o in ops]
+
+
+def triples_to_ops(triples: List[Tuple[str, int, int]]) -> list[Operation]:
+    """The inverse of ops_to_triples."""
+    from .semantics import Swap
+
+    return [Swap(a, b) if kind == "swap" else Mov(a, b) for kind, a, b in triples]
+
+
+def temp_move(srcs: List[int]) -> ParallelMove:
+    """The move d <- srcs[d] on len(srcs) registers, temporary len(srcs)."""
+    return ParallelMove.from_map(srcs, temps=[len(srcs)])
+
+
+def leroy_srcs(srcs: List[int]) -> List[Tuple[str, int, int]]:
+    """leroy on the move d <- srcs[d], temporary len(srcs).
+
+    pre: all(0 <= s < len(srcs) for s in srcs)
+    post: implements(temp_move(srcs), triples_to_ops(__return__), "temp").ok
+    """
+    return ops_to_triples(leroy(temp_move(srcs)))
+
+
+def windmill_srcs(srcs: List[int]) -> List[Tuple[str, int, int]]:
+    """windmill on the move d <- srcs[d], temporary len(srcs).
+
+    pre: all(0 <= s < len(srcs) for s in srcs)
+    post: implements(temp_move(srcs), triples_to_ops(__return__), "temp").ok
+    """
+    return ops_to_triples(windmill(temp_move(srcs)))
+
+
+def mincopy_srcs(srcs: List[int]) -> List[Tuple[str, int, int]]:
+    """mincopy on the move d <- srcs[d], temporary len(srcs).
+
+    pre: all(0 <= s < len(srcs) for s in srcs)
+    post: implements(temp_move(srcs), triples_to_ops(__return__), "temp").ok
+    """
+    return ops_to_triples(mincopy(temp_move(srcs)))

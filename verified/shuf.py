@@ -59,8 +59,10 @@ class Shuf:
     def add(self, dst: int, src: int) -> None:
         """shuf_add: the value now in ``src`` must end in ``dst``.
 
-        pre: 0 <= dst < count and 0 <= src < count, and no earlier add
-             named ``dst`` as a destination (checked by ParallelMove).
+        pre: 0 <= dst < self.count and 0 <= src < self.count
+
+        Also required: no earlier add named ``dst`` as a destination
+        (checked by ParallelMove).
         """
         if not (0 <= dst < self.count and 0 <= src < self.count):
             raise ValueError(f"slot out of range 0..{self.count - 1}: {dst} <- {src}")
@@ -75,7 +77,9 @@ class Shuf:
     def next_action(self) -> Action | None:
         """shuf_next: the next action, or None when all work is done.
 
-        post: the loop variant strictly dropped (asserted).
+        post: __return__ is not None or self.pending() == 0
+
+        The loop variant strictly drops with every action (asserted).
         """
         forward = self.forward
         before = self.pending()
@@ -112,9 +116,11 @@ class Shuf:
 def shuf(pm: ParallelMove) -> list[Operation]:
     """Sequentialise ``pm`` with moves and swaps (swap model, no temporary).
 
-    pre:  destinations distinct (ParallelMove.make checks it).
-    post: implements(pm, result, "swap") and
-          len(result) == non-loop moves - cycles (optimal in the swap model).
+    Destinations are distinct (ParallelMove.make checks it).  Optimal in the
+    swap model: non-loop moves - cycles operations.
+
+    post: implements(pm, __return__, "swap").ok
+    post: len(__return__) == analyse(pm).non_loop_moves - analyse(pm).cycles
     """
     slots = pm.locations()
     index = {loc: i for i, loc in enumerate(slots)}
@@ -147,3 +153,30 @@ def shuf_srcs(srcs: List[int]) -> List[Tuple[str, int, int]]:
 def actions_to_ops(actions: List[Tuple[str, int, int]]) -> list[Operation]:
     """("move", from, to) -> mov to, from; ("swap", a, b) -> swap a, b."""
     return [Mov(b, a) if kind == "move" else Swap(a, b) for kind, a, b in actions]
+
+
+def _check_invariant(forward: List[int], cur: List[int], want: List[int]) -> None:
+    """The shuf invariant, in Python; its Z3 twins are ``invariant``
+    (unbounded) and ``bv_invariant`` (n-bit masks) in ``proofs/shuf.py``,
+    where it is proved inductive.  ``cur[l]`` is the original slot whose
+    value slot l holds now, ``want[d]`` the one d must end with.  Checked
+    after every action of random runs by tests/test_proofs_shuf.py (the
+    algorithm itself only asserts clause (a) and the loop variant).
+
+    (a) no bit r in forward[r];
+    (b) bit d of forward[r] => cur[r] == want[d] and cur[d] != want[d], and
+        every unsatisfied d (cur[d] != want[d]) has exactly one such r;
+    (e) two different slots with pending work hold different values.
+    """
+    n = len(forward)
+    for r in range(n):
+        assert not forward[r] >> r & 1, f"(a): slot {r} forwards to itself"
+        for d in range(n):
+            if forward[r] >> d & 1:
+                assert cur[r] == want[d] and cur[d] != want[d], f"(b): bit {d} of slot {r}"
+    for d in range(n):
+        owners = [r for r in range(n) if forward[r] >> d & 1]
+        if cur[d] != want[d]:
+            assert len(owners) == 1, f"(b): unsatisfied slot {d} has sources {owners}"
+    busy = [cur[r] for r in range(n) if forward[r]]
+    assert len(busy) == len(set(busy)), "(e): two busy slots hold the same value"

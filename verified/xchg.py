@@ -89,9 +89,11 @@ def xchg(pm: ParallelMove) -> list[Operation]:
        published algorithm intended ("a previous exchange might have
        obsoleted this one").
 
-    pre:  destinations distinct.
-    post: implements(pm, result, "swap");
-          len(result) == non-loop moves - cycles (optimal, proved in proofs/).
+    Destinations are distinct (ParallelMove.make checks it); optimal in the
+    swap model (lower bound proved in proofs/optimality.py).
+
+    post: implements(pm, __return__, "swap").ok
+    post: len(__return__) == analyse(pm).non_loop_moves - analyse(pm).cycles
     """
     moves = pm.non_loop_moves
     source_of = dict(moves)
@@ -131,3 +133,33 @@ def xchg(pm: ParallelMove) -> list[Operation]:
     g = analyse(pm)
     ensure(pm, out, "swap", length=g.non_loop_moves - g.cycles, algorithm="xchg")
     return out
+
+
+# ---------------------------------------------------------------------------
+# List-shaped entry points (for CrossHair; DESIGN.md "Tooling notes"):
+# srcs[d] is the source of register d.  The postconditions call the real
+# oracle.  CrossHair must find a counterexample to xchg_as_published_srcs.
+# ---------------------------------------------------------------------------
+
+from typing import List, Tuple  # noqa: E402
+
+from .oracle import implements  # noqa: E402,F401  (used by the contracts)
+from .parmove import ops_to_triples, triples_to_ops  # noqa: E402,F401
+
+
+def xchg_srcs(srcs: List[int]) -> List[Tuple[str, int, int]]:
+    """xchg on the move d <- srcs[d].
+
+    pre: all(0 <= s < len(srcs) for s in srcs)
+    post: implements(ParallelMove.from_map(srcs), triples_to_ops(__return__), "swap").ok
+    """
+    return ops_to_triples(xchg(ParallelMove.from_map(srcs)))
+
+
+def xchg_as_published_srcs(srcs: List[int]) -> List[Tuple[str, int, int]]:
+    """xchg_as_published on the move d <- srcs[d] (WRONG on purpose).
+
+    pre: all(0 <= s < len(srcs) for s in srcs)
+    post: implements(ParallelMove.from_map(srcs), triples_to_ops(__return__), "swap").ok
+    """
+    return ops_to_triples(xchg_as_published(ParallelMove.from_map(srcs)))
