@@ -224,6 +224,19 @@ def test_huge_requests_are_served():
 # shuf is left out: it rescans every slot and recounts every mask per action
 # (O(n^2) big-int work), 0.65 s at n = 1000 and 16 s at n = 4000 here, so a
 # 10^5-move request would take hours (reported to the lead, not fixed here).
+def test_a_huge_register_file_is_refused_not_materialised():
+    """Found by the slow fuzz run: "registers": 2**31 - 1 made the oracle
+    build a set of every register (24 GB, OOM-killed); now bad input."""
+    lines = [_encode({"moves": [], "model": "swap", "registers": 2**31 - 1, "sequence": []}),
+             _encode({"moves": [[5, 0]], "model": "temp", "registers": 2**31 - 1}),
+             _encode(GOOD)]
+    status, answers = _serve(lines, protocol._handle_check)
+    assert "at most" in answers[0]["error"] and "at most" in answers[1]["error"]
+    assert answers[2] == GOOD_ANSWER
+    status, answers = _serve(lines[1:2], _solve_handler("shuf"))
+    assert "at most" in answers[0]["error"]
+
+
 @pytest.mark.parametrize("name", ["leroy", "leroy-iterative",
                                   *[pytest.param(n, marks=pytest.mark.slow) for n in
                                     ("xchg", "mincopy", "windmill", "permi-optimal")]])

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, NamedTuple, Sequence
 
 from .oracle import implements, optimum
-from .protocol import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG
+from .protocol import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG, MAX_REQUEST_REGISTERS
 from .semantics import (
     Location,
     ParallelMove,
@@ -731,8 +731,8 @@ def _validate(args: argparse.Namespace) -> tuple[list[str], Config, list[Case], 
         raise PreconditionError(f"--cmd: {e}") from None
     if not argv:
         raise PreconditionError("--cmd is empty")
-    if args.registers < 1:
-        raise PreconditionError("--registers must be at least 1")
+    if not 1 <= args.registers <= MAX_REQUEST_REGISTERS:
+        raise PreconditionError(f"--registers must be in 1..{MAX_REQUEST_REGISTERS}")
     temps = args.temps
     if temps is None:
         temps = ["t"] if args.model == "temp" else []

@@ -34,6 +34,9 @@ from .semantics import (
 
 REQUEST_KEYS = ("id", "moves", "model", "temps", "registers", "preserve", "sequence")
 
+#: Largest declared register file a request may ask for (see parse_request).
+MAX_REQUEST_REGISTERS = 1 << 20
+
 #: Exit statuses shared by every subcommand that speaks the protocol.
 EXIT_OK, EXIT_WRONG, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -78,7 +81,15 @@ def parse_request(obj: object, need_sequence: bool) -> Request:
     temps = obj.get("temps", [])
     if not isinstance(temps, list):
         raise PreconditionError(f'"temps" must be a list of locations, not {temps!r}')
-    pm = ParallelMove.make(moves, obj.get("registers"), temps)
+    registers = obj.get("registers")
+    if (isinstance(registers, int) and not isinstance(registers, bool)
+            and registers > MAX_REQUEST_REGISTERS):
+        # the oracle materialises the register file (every non-destination
+        # must keep its value): 2**31 - 1 registers was a 24 GB request
+        raise PreconditionError(
+            f'"registers" is {registers}; this oracle takes at most '
+            f"{MAX_REQUEST_REGISTERS} per request")
+    pm = ParallelMove.make(moves, registers, temps)
     ops = None
     if need_sequence:
         if "sequence" not in obj:
