@@ -39,6 +39,7 @@ from .semantics import (
     format_op,
     loc_name,
     reads,
+    sorted_locations,
     value_of,
 )
 
@@ -105,7 +106,6 @@ def implements(
     check_model(model)
     check_contract(preserve)
     allowed = MODELS[model]
-    universe = set(pm.locations())
     temps = set(pm.temps)
     for i, op in enumerate(ops):
         if not isinstance(op, allowed):
@@ -116,7 +116,7 @@ def implements(
                 f"the {model} model (it has: {names})",
             )
         for loc in (*op.writes(), *reads(op)):
-            if loc not in universe and loc not in temps:
+            if not pm.in_file(loc) and loc not in temps:
                 verb = "writes" if loc in op.writes() else "reads"
                 return Verdict(
                     False, len(ops), op_index=i,
@@ -139,8 +139,10 @@ def judge(pm: ParallelMove, state: dict, preserve: str = "all", length: int = 0)
                 f"value of {loc_name(src)} but holds that of {loc_name(got)}",
             )
     if preserve == "all":
-        for loc in pm.locations():
-            if loc in pm.source_of:
+        # a location never written holds its own value: only written ones
+        # can be clobbered (so a huge declared register file costs nothing)
+        for loc in sorted_locations(state):
+            if loc in pm.source_of or not pm.in_file(loc):
                 continue
             got = value_of(state, loc)
             if got != loc:
@@ -241,7 +243,6 @@ def _has_scratch(pm: ParallelMove, g, preserve: str) -> bool:
     on_cycle = {c for w in g.windmills for c in w.cycle}
     if any(d != s and d not in on_cycle for d, s in pm.moves):
         return True
-    if preserve == "loops":
-        dsts = set(pm.source_of)
-        return any(loc not in dsts for loc in pm.locations())
+    if preserve == "loops":  # a dead location of the file: not a destination
+        return pm.file_size() > len(pm.source_of)
     return False

@@ -18,6 +18,7 @@ What "implements" means is decided in ``verified/oracle.py``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence, Union
@@ -210,6 +211,22 @@ class ParallelMove:
         return sorted_locations(
             [d for d, _ in self.moves] + [s for _, s in self.moves]
         )
+
+    def in_file(self, loc: Location) -> bool:
+        """Is ``loc`` in the register file (see ``locations``)?  O(1)."""
+        if self.registers is not None:
+            return type(loc) is int and loc < self.registers
+        return loc in self._source_of or loc in self._sources
+
+    @functools.cached_property
+    def _sources(self) -> frozenset:
+        return frozenset(s for _, s in self.moves)
+
+    def file_size(self) -> int:
+        """Number of locations in the register file.  O(moves)."""
+        if self.registers is not None:
+            return self.registers
+        return len(set(self._source_of) | self._sources)
 
     def expected(self, loc: Location) -> Location:
         """The symbolic value ``loc`` must hold after the move (under
