@@ -183,7 +183,7 @@ test_check_serves_every_hostile_line = settings(max_examples=300, **_QUIET)(
 test_solve_serves_every_hostile_line = settings(max_examples=150, **_QUIET)(
     given(*_solve_args)(_prop_solve))
 # the long runs behind `make verify`
-test_check_serves_every_hostile_line_long = pytest.mark.slow(settings(max_examples=5000, **_QUIET)(
+test_check_serves_every_hostile_line_long = pytest.mark.slow(settings(max_examples=2000, **_QUIET)(
     given(_check_lines)(_prop_check)))
 test_solve_serves_every_hostile_line_long = pytest.mark.slow(settings(max_examples=2000, **_QUIET)(
     given(*_solve_args)(_prop_solve)))
