@@ -5,6 +5,7 @@ and on the seed documents' own examples."""
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import pytest
@@ -181,3 +182,35 @@ def test_long_chain_needs_the_iterative_twin():
         ops = fn(pm)
         assert len(ops) == n + 2  # one cycle of n + 1 moves, bare: +1
     assert len(xchg.xchg(pm)) == n
+
+
+def test_mincopy_without_temporary_answers_exactly_when_a_sequence_exists():
+    """No temporary declared: mincopy borrows a leaf destination, so it
+    answers every register map (n <= 5) that has a temp-model sequence
+    (oracle.optimum), with the optimum's length, and refuses the rest."""
+    answered = refused = 0
+    for n in range(1, 6):
+        for want in itertools.product(range(n), repeat=n):
+            pm = ParallelMove.from_map(want)
+            best = optimum(pm, "temp").length
+            if best is None:
+                with pytest.raises(PreconditionError, match="needs a temporary"):
+                    parmove.mincopy(pm)
+                refused += 1
+                continue
+            ops = parmove.mincopy(pm)
+            assert implements(pm, ops, "temp").ok and len(ops) == best
+            answered += 1
+    assert (answered, refused) == (3265, 148)
+
+
+def test_mincopy_leaf_must_be_used_before_it_is_written():
+    """Mutant: the bare cycles are broken *after* the borrowed leaf got its
+    final value; the oracle catches it on the smallest such move."""
+    from tests.mutants import derive
+
+    broken = derive(parmove.mincopy, "windmills.sort(key=lambda w: not w.is_bare_cycle)",
+                    "windmills.sort(key=lambda w: w.is_bare_cycle)")
+    pm = ParallelMove.make([(1, 0), (0, 1), (3, 2)])  # bare cycle + leaf r3
+    verdict = implements(pm, broken(pm), "temp")
+    assert not verdict.ok and verdict.location == 3

@@ -29,7 +29,7 @@ import sys
 from collections import deque
 from typing import Callable, Optional
 
-from .graph import analyse
+from .graph import TransferGraph, analyse
 from .oracle import ensure
 from .semantics import Location, Mov, Operation, ParallelMove, PreconditionError, loc_name
 
@@ -225,16 +225,40 @@ def mincopy(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation]
     derived from the windmill structure instead and its bound is checked
     exhaustively and proved in proofs/ (claim "mincopy ...").
 
+    Without a declared temporary, a leaf destination of a blade serves as
+    one (see ``_free_leaf``), so mincopy answers every move that has a
+    sequence in the temp model (``oracle.optimum``), with exactly the
+    optimum's length.
+
     post: implements(pm, __return__, "temp").ok
     post: len(__return__) == analyse(pm).non_loop_moves + analyse(pm).bare_cycles
     """
-    tmp = _temp_function(pm, temp)
-    out: list[Operation] = []
     g = analyse(pm)
-    for w in g.windmills:
+    windmills = list(g.windmills)
+    leaf = None if (temp is not None or pm.temps) else _free_leaf(g)
+    if leaf is not None:
+        # No temporary, but a destination nobody reads and outside every
+        # cycle: it is free until its own move writes it, so the bare cycles
+        # go first, through it (the optimum needs no temporary here).
+        tmp: TempFor = lambda _loc: leaf
+        windmills.sort(key=lambda w: not w.is_bare_cycle)
+    else:
+        tmp = _temp_function(pm, temp)
+    out: list[Operation] = []
+    for w in windmills:
         out += _blades_then_axle(w.moves, w.cycle, tmp, reuse_blade=True)
     _check_temp(pm, out, "mincopy", g.non_loop_moves + g.bare_cycles, originals_only=False)
     return out
+
+
+def _free_leaf(g: TransferGraph) -> Location | None:
+    """A destination that no move reads and that lies on no cycle, if any."""
+    for w in g.windmills:
+        read = {s for _, s in w.moves}
+        for d, _ in w.blades:
+            if d not in read:
+                return d
+    return None
 
 
 def _blades_then_axle(
