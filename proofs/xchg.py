@@ -14,6 +14,9 @@ the counterexample to the published one.
    the pending edge count drops by one.
    NOT covered: the second phase (the cycles walked with the alias table);
    for it only the bounded claims below hold.
+3. BOUNDED, SYMBOLIC input (section 3 below): the whole corrected xchg on
+   n registers by induction over its steps, with the invariant stated in Z3
+   and in Python (``invariant_py``); n = 8 in ``make proofs``.
 2. BOUNDED, inputs enumerated (not symbolic): for every move on n registers,
    ``xchg``'s output implements the move (proved per input by the Z3
    semantics), and ``xchg_as_published`` has a counterexample: the
@@ -28,7 +31,7 @@ import z3
 
 from verified import xchg
 
-from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, prove
+from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
 from .semantics_z3 import exhaustive
 
 Loc = z3.DeclareSort("XLoc")
@@ -71,7 +74,36 @@ def run_lemma(mutant=None) -> tuple[str, float]:
     return UNKNOWN, t.seconds
 
 
-def claims(quick: bool = False) -> list[dict]:
+#: register counts of the symbolic whole-algorithm claim in ``make proofs``
+#: (8: the largest whose proof fits in 60 s of solver time here; the Kahn
+#: end query, a pigeonhole argument, dominates: 18 s at n = 8, over 60 s at
+#: n = 9); --moonshot adds n = 9 with a 600 s per-query budget.
+SYMBOLIC_NS = (8,)
+SYMBOLIC_MOONSHOT_NS = (9,)
+
+
+def symbolic_claims(ns, budget: float = 60.0) -> list[dict]:
+    rows = []
+    for n in ns:
+        r, secs = xchg_symbolic(n, timeout_ms=int(budget * 1000))
+        rows.append(dict(claim(
+            f"xchg: output implements every move (symbolic input, n = {n}; induction: "
+            "init, each Kahn pop, Kahn's end, each for/while step keeps the invariant and "
+            "drops the measure, done)", n, r, secs), family="xchg (symbolic input)"))
+    return rows
+
+
+def symbolic_mutant_claims(n: int = 4) -> list[dict]:
+    rows = []
+    for mut, text in [("no_alias_update", "exchange without alias[d] = where(s)"),
+                      ("release_early", "a source enters the deque at edges <= 1")]:
+        r, secs = xchg_symbolic(n, mutant=mut)
+        rows.append(claim(f"MUTANT xchg_{mut}: {text} (symbolic input, n = {n}, "
+                          "whole-algorithm induction)", n, r, secs, expect=COUNTEREXAMPLE))
+    return rows
+
+
+def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
     rows = []
     r, s = run_lemma()
     rows.append(claim("xchg phase 1: mov d <- src[d] with no pending reader of d keeps the "
@@ -110,4 +142,528 @@ def claims(quick: bool = False) -> list[dict]:
     r, cex = exhaustive(xchg_no_alias_update_pm, 3, "swap", 0, t)
     rows.append(claim("MUTANT xchg_no_alias_update: bounded whole-algorithm check", 3, r,
                       t.seconds, expect=COUNTEREXAMPLE, detail=cex))
+    ns = (3,) if quick else SYMBOLIC_NS
+    rows += symbolic_claims(ns) + symbolic_mutant_claims(3 if quick else 4)
+    if moonshot and not quick:
+        rows += symbolic_claims(SYMBOLIC_MOONSHOT_NS, budget=600.0)
     return rows
+
+
+# ---------------------------------------------------------------------------
+# 3. BOUNDED, SYMBOLIC input: the whole corrected xchg on n registers
+# ---------------------------------------------------------------------------
+#
+# THE INVARIANT (the same one, twice):
+#   * Python, checked at run time by tests/test_proofs_symbolic.py on random
+#     runs of the real algorithm: ``invariant_py`` below;
+#   * Z3, on n registers with symbolic srcs[0..n-1]: ``inv_kahn`` /
+#     ``inv_between`` / ``inv_walk`` below (the same clauses, the same names).
+#
+# The state is the Python algorithm's own state (``xchg_trace`` re-runs
+# ``verified.xchg.xchg`` line by line and the test checks that it emits the
+# very same operations): ``P`` = pending (a set), ``edges[l]`` = the counter,
+# ``Q`` = the ready deque as a set, ``alias`` (``aset[l]`` = l has an
+# alias), ``reader`` and ``P2`` = the pending set when phase 2 starts,
+# ``i`` = the index of the outer ``for d0`` loop, ``d`` = the inner walk's
+# current location; ``cur[l]`` = the original register whose value l holds
+# (semantics.execute of the operations emitted so far); ghost h = srcs[i],
+# the location the walk's exchanges all go through.
+#
+# Phase "kahn" (the ready loop):
+#   K1  P[x] => srcs[x] != x                      (only non-loop moves)
+#   K2  not P[x] => cur[x] == srcs[x]             (done moves are right;
+#                                                  srcs[x] == x off the move)
+#   K3  P[x] => cur[x] == x                       (pending: untouched)
+#   K4  no alias set
+#   K5  P[y] and srcs[y] == l => P[l] or srcs[l] == l
+#                                                 (nobody pending reads a
+#                                                  written location)
+#   K6  edges[l] == #{y pending : srcs[y] == l}
+#   K7  Q[x] == (P[x] and edges[x] == 0)         (the deque holds exactly
+#                                                  the ready moves)
+#   measure |P|.  Kahn ends (Q empty) => "between" with i = 0 (the cycle
+#   argument: every pending location is read by a pending move, so srcs
+#   is a permutation of P).
+# Phase 2, common to "between" and "walk":
+#   C1  P[x] => P2[x];  P2[x] => srcs[x] != x and P2[srcs[x]] and
+#       reader[srcs[x]] == x;  P2[l] => P2[reader[l]] and
+#       srcs[reader[l]] == l                     (P2 is a union of cycles,
+#                                                  reader its inverse)
+#   C2  not P[x] => cur[x] == srcs[x]
+#   C3  P[x] => no alias for x
+#   C4  x < i => not P[x];  i <= n               (the for loop's progress)
+# "between" (at the top of the for loop, index i):
+#   B1  P[x] => cur[x] == x
+#   B2  P[x] => P[srcs[x]];   P2[x] and not P[x] => not P[srcs[x]]
+#                                                 (whole cycles pending/done)
+# "walk" (at the top of the while loop, index i, current d; h = srcs[i]):
+#   either closing: d == i, not P[i], and B1, B2;
+#   or active: P[d], P[h], where(srcs[d]) == h, cur[h] == srcs[d],
+#       (not P[i] or d == i), P[x] and x != h => cur[x] == x,
+#       P2[x] and not P[x] and P[srcs[x]] => srcs[x] == h,
+#       P[x] and not P[srcs[x]] => x == d.
+#   measure 4(n+1)|P| + 2(n - i) + [between].
+# Done: "between" with i == n => every register holds its source's value.
+#
+# What is proved: for every input srcs on n registers (symbolic), init =>
+# K; every Kahn step from the deque keeps K and drops |P|; the end of Kahn
+# gives "between"; each between step and each walk step keeps the
+# invariant and drops the measure; "between" at i == n implements the move.
+# The step is the general one (ANY element of the deque), so the deque's
+# order is covered.  NOT proved here: the length bound (tests, optimality).
+
+from dataclasses import dataclass, field, replace as _replace  # noqa: E402
+
+
+def _iw(n: int) -> int:
+    return max(1, n.bit_length())          # holds 0..n
+
+
+def _ew(n: int) -> int:
+    return n.bit_length() + 1              # holds 0..n edges
+
+
+def _mux(xs, j):
+    if isinstance(j, int):
+        return xs[j]
+    v = xs[-1]
+    for k in range(len(xs) - 2, -1, -1):
+        v = z3.If(j == k, xs[k], v)
+    return v
+
+
+def _eq(j, x: int):
+    return z3.BoolVal(j == x) if isinstance(j, int) else j == x
+
+
+def _lt(x: int, j):
+    return z3.BoolVal(x < j) if isinstance(j, int) else z3.ULT(x, j)
+
+
+@dataclass
+class XS:
+    """A (symbolic or concrete) state of ``xchg``; lists of Z3 terms, one
+    per register, and the Python-level phase."""
+    mode: str                 # "kahn", "between", "walk"
+    P: list
+    Q: list
+    edges: list
+    aset: list
+    alias: list
+    cur: list
+    P2: list
+    reader: list
+    i: object = 0             # int or Z3 term
+    d: object = 0
+
+
+def fresh_state(n: int, mode: str, tag: str = "") -> XS:
+    w, we = _iw(n), _ew(n)
+    B = lambda name: [z3.Bool(f"{name}{tag}_{x}") for x in range(n)]
+    V = lambda name, width=w: [z3.BitVec(f"{name}{tag}_{x}", width) for x in range(n)]
+    return XS(mode, B("P"), B("Q"), V("edges", we), B("aset"), V("alias"), V("cur"),
+              B("P2"), V("reader"))
+
+
+def _range(n, xs):
+    return [z3.ULT(x, n) for x in xs] if (1 << _iw(n)) != n else []
+
+
+def where(S: XS, v):
+    return z3.If(_mux(S.aset, v), _mux(S.alias, v), v)
+
+
+def _count(n, conds):
+    we = _ew(n)
+    return z3.Sum([z3.If(c, z3.BitVecVal(1, we), z3.BitVecVal(0, we)) for c in conds]) \
+        if len(conds) > 1 else z3.If(conds[0], z3.BitVecVal(1, we), z3.BitVecVal(0, we))
+
+
+def inv_kahn(S: XS, srcs, n) -> z3.BoolRef:
+    c = []
+    for x in range(n):
+        c += [z3.Implies(S.P[x], srcs[x] != x),                     # K1
+              z3.Implies(z3.Not(S.P[x]), S.cur[x] == srcs[x]),      # K2
+              z3.Implies(S.P[x], S.cur[x] == x),                    # K3
+              z3.Not(S.aset[x])]                                    # K4
+        for l in range(n):
+            c.append(z3.Implies(z3.And(S.P[x], srcs[x] == l),        # K5
+                                z3.Or(S.P[l], srcs[l] == l)))
+        c.append(S.edges[x] == _count(n, [z3.And(S.P[y], srcs[y] == x)   # K6
+                                          for y in range(n)]))
+        c.append(S.Q[x] == z3.And(S.P[x], S.edges[x] == 0))         # K7
+    return z3.And(*c)
+
+
+def _common(S: XS, srcs, n, i) -> list:
+    c = []
+    for x in range(n):
+        c += [z3.Implies(S.P[x], S.P2[x]),                                    # C1
+              z3.Implies(S.P2[x], z3.And(srcs[x] != x, _mux(S.P2, srcs[x]),
+                                         _mux(S.reader, srcs[x]) == x)),
+              z3.Implies(S.P2[x], z3.And(_mux(S.P2, S.reader[x]),
+                                         _mux(srcs, S.reader[x]) == x)),
+              z3.Implies(z3.Not(S.P[x]), S.cur[x] == srcs[x]),                # C2
+              z3.Implies(S.P[x], z3.Not(S.aset[x])),                          # C3
+              z3.Implies(_lt(x, i), z3.Not(S.P[x]))]                          # C4
+    c.append(z3.ULE(i, n) if not isinstance(i, int) else z3.BoolVal(i <= n))
+    return c
+
+
+def _between_clauses(S: XS, srcs, n) -> list:
+    c = []
+    for x in range(n):
+        c += [z3.Implies(S.P[x], S.cur[x] == x),                              # B1
+              z3.Implies(S.P[x], _mux(S.P, srcs[x])),                         # B2
+              z3.Implies(z3.And(S.P2[x], z3.Not(S.P[x])), z3.Not(_mux(S.P, srcs[x])))]
+    return c
+
+
+def inv_between(S: XS, srcs, n) -> z3.BoolRef:
+    return z3.And(*_common(S, srcs, n, S.i), *_between_clauses(S, srcs, n))
+
+
+def inv_walk(S: XS, srcs, n) -> z3.BoolRef:
+    i, d = S.i, S.d
+    h = _mux(srcs, i)
+    closing = z3.And(_eq(d, i), z3.Not(_mux(S.P, i)), *_between_clauses(S, srcs, n))
+    act = [_mux(S.P, d), _mux(S.P, h), where(S, _mux(srcs, d)) == h,
+           _mux(S.cur, h) == _mux(srcs, d),
+           z3.Or(z3.Not(_mux(S.P, i)), d == i)]
+    for x in range(n):
+        act += [z3.Implies(z3.And(S.P[x], h != x), S.cur[x] == x),
+                z3.Implies(z3.And(S.P2[x], z3.Not(S.P[x]), _mux(S.P, srcs[x])), srcs[x] == h),
+                z3.Implies(z3.And(S.P[x], z3.Not(_mux(S.P, srcs[x]))), _eq(d, x))]
+    # i is always a Python int (the for loop's index only moves by + 1)
+    if not 0 <= i < n:
+        return z3.BoolVal(False)
+    return z3.And(S.P2[i], *_common(S, srcs, n, i), z3.Or(closing, z3.And(*act)))
+
+
+def invariant(S: XS, srcs, n) -> z3.BoolRef:
+    return {"kahn": inv_kahn, "between": inv_between, "walk": inv_walk}[S.mode](S, srcs, n)
+
+
+def measure(S: XS, n):
+    """An Int term; phase 1: |P| + M0, M0 above any phase-2 value."""
+    size = z3.Sum([z3.If(p, 1, 0) for p in S.P])
+    i = S.i if isinstance(S.i, int) else z3.BV2Int(S.i)
+    if S.mode == "kahn":
+        return size + 4 * (n + 1) * n + 2 * n + 2
+    return 4 * (n + 1) * size + 2 * (n - i) + (1 if S.mode == "between" else 0)
+
+
+def init_state(srcs, n) -> XS:
+    """xchg's state just before the ready loop (cur = identity)."""
+    w, we = _iw(n), _ew(n)
+    P = [srcs[x] != x for x in range(n)]
+    edges = [_count(n, [z3.And(P[y], srcs[y] == x) for y in range(n)]) for x in range(n)]
+    Q = [z3.And(P[x], edges[x] == 0) for x in range(n)]
+    F = [z3.BoolVal(False)] * n
+    Z = [z3.BitVecVal(0, w)] * n
+    return XS("kahn", P, Q, edges, F, Z, [z3.BitVecVal(x, w) for x in range(n)], F, Z)
+
+
+def kahn_step(S: XS, srcs, n, d: int, mutant=None):
+    """``d = ready.popleft()`` and the loop body; returns (side, S')."""
+    s = srcs[d]
+    wsrc = where(S, s)
+    v = _mux(S.cur, wsrc)
+    cur = [v if x == d else S.cur[x] for x in range(n)]
+    P = [z3.BoolVal(False) if x == d else S.P[x] for x in range(n)]
+    edges = [z3.If(s == x, S.edges[x] - 1, S.edges[x]) for x in range(n)]
+    # ``if edges[s] == 0 and s in pending: ready.append(s)`` (the mutant
+    # xchg_release_early of tests/mutants/core_mutants.py: ``<= 1``)
+    zero = (lambda e: z3.ULE(e, 1)) if mutant == "release_early" else (lambda e: e == 0)
+    Q = []
+    for x in range(n):
+        q = z3.BoolVal(False) if x == d else S.Q[x]
+        newly = z3.And(s == x, zero(edges[x]), P[x])
+        Q.append(z3.Or(q, newly))
+    return [S.Q[d]], _replace(S, P=P, Q=Q, edges=edges, cur=cur)
+
+
+def kahn_end(S: XS, srcs, n):
+    """``while ready`` exits; ``reader = {source_of[d]: d for d in pending}``;
+    the for loop starts at i = 0."""
+    w = _iw(n)
+    reader = []
+    for l in range(n):
+        r = z3.BitVecVal(0, w)
+        for dd in range(n):
+            r = z3.If(z3.And(S.P[dd], srcs[dd] == l), z3.BitVecVal(dd, w), r)
+        reader.append(r)
+    return [z3.Not(q) for q in S.Q], _replace(S, mode="between", P2=list(S.P),
+                                              reader=reader, i=0, d=0)
+
+
+def between_step(S: XS, srcs, n):
+    """The for loop at index i (< n): skip a done d0, or start its walk.
+    Returns [(condition, S'), ...]."""
+    i = S.i
+    return [(z3.Not(S.P[i]), _replace(S, mode="between", i=i + 1)),
+            (S.P[i], _replace(S, mode="walk", d=i))]
+
+
+def walk_step(S: XS, srcs, n, mutant=None):
+    """The while loop at (i, d): exit (d not pending) or one exchange."""
+    i, d = S.i, S.d
+    s = srcs[d]
+    wsrc = where(S, s)
+    swap = wsrc != d
+    cd, cw = S.cur[d], _mux(S.cur, wsrc)
+    cur = []
+    for x in range(n):
+        if x == d:
+            cur.append(z3.If(swap, cw, cd))
+        else:
+            cur.append(z3.If(z3.And(swap, wsrc == x), cd, S.cur[x]))
+    P = [z3.BoolVal(False) if x == d else S.P[x] for x in range(n)]
+    if mutant == "no_alias_update":
+        aset, alias = S.aset, S.alias
+    else:
+        aset = [z3.Or(S.aset[x], swap) if x == d else S.aset[x] for x in range(n)]
+        alias = [z3.If(swap, wsrc, S.alias[x]) if x == d else S.alias[x] for x in range(n)]
+    nxt = _replace(S, P=P, aset=aset, alias=alias, cur=cur, d=S.reader[d])
+    return [(z3.Not(S.P[d]), _replace(S, mode="between", i=i + 1)), (S.P[d], nxt)]
+
+
+def done_goal(S: XS, srcs, n):
+    return z3.And(*[S.cur[x] == srcs[x] for x in range(n)])
+
+
+def _srcs(n):
+    w = _iw(n)
+    s = [z3.BitVec(f"srcs_{x}", w) for x in range(n)]
+    return s, _range(n, s)
+
+
+_DEBUG = False
+
+
+def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str, float]:
+    """Every obligation for n registers; a fresh solver per query (see
+    proofs/shuf.py: incremental mode is much slower here)."""
+    timer = Timer()
+    srcs, rng = _srcs(n)
+    results = []
+
+    def ob(goal, hyp, what=""):
+        t0 = timer.seconds
+        results.append(prove(goal, hyp, timeout_ms, timer)[0])
+        if _DEBUG and timer.seconds - t0 > 0.3:
+            print("xchg_symbolic:", what, f"{timer.seconds - t0:.2f} s")
+        if results[-1] != PROVED and _DEBUG:
+            print("xchg_symbolic:", what, results[-1])
+        return results[-1] == PROVED
+
+    # init => K
+    S0 = init_state(srcs, n)
+    if not ob(inv_kahn(S0, srcs, n), rng, "init"):
+        return combine(results), timer.seconds
+    # Kahn steps: one query per popped d
+    S = fresh_state(n, "kahn")
+    K = [inv_kahn(S, srcs, n), *rng, *_range(n, S.cur)]
+    for d in range(n):
+        side, S2 = kahn_step(S, srcs, n, d, mutant)
+        if not ob(z3.And(inv_kahn(S2, srcs, n), measure(S2, n) < measure(S, n)), K + side, f"kahn d={d}"):
+            return combine(results), timer.seconds
+    # end of Kahn
+    side, S2 = kahn_end(S, srcs, n)
+    if not ob(z3.And(inv_between(S2, srcs, n), measure(S2, n) < measure(S, n)), K + side, "kahn end"):
+        return combine(results), timer.seconds
+    # the for loop: between at i = 0..n
+    for i in range(n + 1):
+        S = _replace(fresh_state(n, "between"), i=i)
+        hyp = [inv_between(S, srcs, n), *rng, *_range(n, S.cur), *_range(n, S.reader),
+               *_range(n, S.alias)]
+        if i == n:
+            goal = done_goal(S, srcs, n)
+        else:
+            goal = z3.And(*[z3.Implies(c, z3.And(invariant(S2, srcs, n),
+                                                  measure(S2, n) < measure(S, n)))
+                            for c, S2 in between_step(S, srcs, n)])
+        if not ob(goal, hyp, f"between i={i}"):
+            return combine(results), timer.seconds
+    # the while loop: walk at (i, d)
+    # (d < i cannot happen: C4 and "active => P[d]", "closing => d == i";
+    # the query would be vacuous, so it is not asked)
+    for i in range(n):
+        for d in range(i, n):
+            S = _replace(fresh_state(n, "walk"), i=i, d=d)
+            hyp = [inv_walk(S, srcs, n), *rng, *_range(n, S.cur), *_range(n, S.reader),
+                   *_range(n, S.alias)]
+            goal = z3.And(*[z3.Implies(c, z3.And(invariant(S2, srcs, n),
+                                                  measure(S2, n) < measure(S, n)))
+                            for c, S2 in walk_step(S, srcs, n, mutant)])
+            if not ob(goal, hyp, f"walk i={i} d={d}"):
+                return combine(results), timer.seconds
+    return combine(results), timer.seconds
+
+
+# -- the Python twin of the invariant, and the algorithm run step by step ----
+
+
+def xchg_trace(srcs: list[int]):
+    """``verified.xchg.xchg`` on the move d <- srcs[d], re-run line by line
+    with its state exposed.  Yields (label, snapshot) at every point where
+    the Z3 model has a state: label "start", ("kahn", d) after a pop of d,
+    "kahn_end", "between" at the top of the for loop (index i), "walk" at
+    the top of the while loop.  The last snapshot has ``"ops"``, which the
+    test compares with the real ``xchg``'s output.  The for loop runs over
+    register indices 0..n-1 (``moves`` is the non-loop registers in that
+    order, and a loop register is never pending, so it is a skip)."""
+    from collections import deque as _deque
+
+    from verified.semantics import Mov, Swap, execute
+
+    n = len(srcs)
+    moves = [(d, s) for d, s in enumerate(srcs) if d != s]
+    source_of = dict(moves)
+    edges: dict[int, int] = {}
+    for _, s in moves:
+        edges[s] = edges.get(s, 0) + 1
+    alias: dict[int, int] = {}
+    where = lambda v: alias.get(v, v)
+    out: list = []
+    pending = set(source_of)
+    ready = _deque(d for d, _ in moves if edges.get(d, 0) == 0)
+    reader: dict[int, int] = {}
+    P2: set[int] = set()
+
+    def snap(mode, i=0, d=0):
+        st = execute(out)
+        return {"mode": mode, "P": set(pending), "Q": set(ready), "edges": dict(edges),
+                "alias": dict(alias), "cur": [st.get(x, x) for x in range(n)],
+                "P2": set(P2), "reader": dict(reader), "i": i, "d": d, "ops": list(out)}
+
+    yield "start", snap("kahn")
+    while ready:
+        d = ready.popleft()
+        s = source_of[d]
+        out.append(Mov(d, where(s)))
+        pending.discard(d)
+        edges[s] -= 1
+        if edges[s] == 0 and s in pending:
+            ready.append(s)
+        yield ("kahn", d), snap("kahn")
+    reader = {source_of[d]: d for d in pending}
+    P2 = set(pending)
+    yield "kahn_end", snap("between", 0)
+    for d0 in range(n):
+        if d0 not in pending:
+            yield "between", snap("between", d0 + 1)
+            continue
+        d = d0
+        yield "between", snap("walk", d0, d)
+        while d in pending:
+            s = source_of[d]
+            pending.discard(d)
+            if where(s) != d:
+                out.append(Swap(d, where(s)))
+                alias[d] = where(s)
+            d = reader[d]
+            yield "walk", snap("walk", d0, d)
+        yield "walk", snap("between", d0 + 1)
+
+
+def invariant_py(srcs: list[int], st: dict) -> list[str]:
+    """The invariant of section 3, in Python (the Z3 twin: ``inv_kahn``,
+    ``inv_between``, ``inv_walk``; clause names as in the comment there).
+    Returns the violated clauses (empty: it holds)."""
+    n = len(srcs)
+    P, Q, edges, alias, cur = st["P"], st["Q"], st["edges"], st["alias"], st["cur"]
+    P2, reader, i, d = st["P2"], st["reader"], st["i"], st["d"]
+    where = lambda v: alias.get(v, v)
+    bad = []
+
+    def need(ok, name):
+        if not ok:
+            bad.append(name)
+
+    X = range(n)
+    if st["mode"] == "kahn":
+        need(all(srcs[x] != x for x in P), "K1")
+        need(all(cur[x] == srcs[x] for x in X if x not in P), "K2")
+        need(all(cur[x] == x for x in P), "K3")
+        need(not alias, "K4")
+        need(all(srcs[y] in P or srcs[srcs[y]] == srcs[y] for y in P), "K5")
+        need(all(edges.get(l, 0) == sum(1 for y in P if srcs[y] == l) for l in X), "K6")
+        need(Q == {x for x in P if edges.get(x, 0) == 0}, "K7")
+        return bad
+    need(P <= P2 and all(srcs[x] != x and srcs[x] in P2 and reader.get(srcs[x]) == x
+                         for x in P2)
+         and all(reader.get(l) in P2 and srcs[reader[l]] == l for l in P2), "C1")
+    need(all(cur[x] == srcs[x] for x in X if x not in P), "C2")
+    need(all(x not in alias for x in P), "C3")
+    need(all(x not in P for x in range(min(i, n))) and i <= n, "C4")
+    between = (all(cur[x] == x for x in P) and all(srcs[x] in P for x in P)
+               and all(srcs[x] not in P for x in P2 - P))
+    if st["mode"] == "between":
+        need(between, "B1/B2")
+        return bad
+    need(i < n and i in P2, "walk: i")
+    if bad:
+        return bad
+    h = srcs[i]
+    closing = d == i and i not in P and between
+    active = (d in P and h in P and where(srcs[d]) == h and cur[h] == srcs[d]
+              and (i not in P or d == i)
+              and all(cur[x] == x for x in P if x != h)
+              and all(srcs[x] == h for x in P2 - P if srcs[x] in P)
+              and all(x == d for x in P if srcs[x] not in P))
+    need(closing or active, "walk: closing or active")
+    return bad
+
+
+def to_state(srcs: list[int], st: dict) -> XS:
+    """A Python snapshot as a concrete XS (Z3 values)."""
+    n = len(srcs)
+    w, we = _iw(n), _ew(n)
+    B = lambda s: [z3.BoolVal(x in s) for x in range(n)]
+    V = lambda m, width=w: [z3.BitVecVal(m.get(x, 0), width) for x in range(n)]
+    return XS(st["mode"], B(st["P"]), B(st["Q"]), V(st["edges"], we), B(set(st["alias"])),
+              V(st["alias"]), [z3.BitVecVal(c, w) for c in st["cur"]], B(st["P2"]),
+              V(st["reader"]), st["i"], st["d"])
+
+
+def z3_successor(srcs: list[int], st: dict, label) -> XS | None:
+    """The Z3 step relation applied to a concrete snapshot, for the
+    transition ``label`` the Python code took; None if the Z3 side
+    condition does not hold (the test then fails)."""
+    n = len(srcs)
+    S = to_state(srcs, st)
+    sv = [z3.BitVecVal(x, _iw(n)) for x in srcs]
+    ev = lambda t: z3.is_true(z3.simplify(t))
+    if isinstance(label, tuple):                  # ("kahn", d)
+        side, S2 = kahn_step(S, sv, n, label[1])
+    elif label == "kahn_end":
+        side, S2 = kahn_end(S, sv, n)
+    else:
+        step = between_step if label == "between" else walk_step
+        taken = [S2 for c, S2 in step(S, sv, n) if ev(c)]
+        side, S2 = [z3.BoolVal(len(taken) == 1)], (taken[0] if taken else None)
+    if not all(ev(c) for c in side):
+        return None
+    return S2
+
+
+def same_state(srcs: list[int], S: XS, st: dict) -> bool:
+    """Does the Z3 state S (concrete terms) equal the Python snapshot?
+    (alias and reader compared where Python has an entry: elsewhere the
+    Z3 value is an unused leftover.)"""
+    n = len(srcs)
+    ev = lambda t: z3.simplify(t)
+    b = lambda t: z3.is_true(ev(t))
+    v = lambda t: ev(t).as_long()
+    d = S.d if isinstance(S.d, int) else v(S.d)
+    return (S.mode == st["mode"] and S.i == st["i"]
+            and (S.mode != "walk" or d == st["d"])
+            and {x for x in range(n) if b(S.P[x])} == st["P"]
+            and (S.mode != "kahn" or {x for x in range(n) if b(S.Q[x])} == st["Q"])
+            and all(v(S.edges[x]) == st["edges"].get(x, 0) for x in range(n))
+            and {x for x in range(n) if b(S.aset[x])} == set(st["alias"])
+            and all(v(S.alias[x]) == a for x, a in st["alias"].items())
+            and [v(c) for c in S.cur] == st["cur"]
+            and (S.mode == "kahn" or {x for x in range(n) if b(S.P2[x])} == st["P2"])
+            and all(v(S.reader[l]) == r for l, r in st["reader"].items()))
