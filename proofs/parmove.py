@@ -29,6 +29,10 @@
    is checked.  The Python code does not assert this invariant at run time
    (its run-time contract is the postcondition ``oracle.ensure`` in
    ``verified/parmove.py``).
+3. BOUNDED, SYMBOLIC input (section 3 below): windmill's step system on n
+   registers + 1 temporary, by induction, with the invariant in Z3 and in
+   Python (``windmill_invariant_py``); n = 8 in ``make proofs``.  leroy,
+   leroy_iterative and mincopy have no symbolic proof yet.
 2. BOUNDED, inputs enumerated (not symbolic): for every move on n registers
    (all n**n maps, self-moves included) and one temporary, the Python
    algorithm's output implements the move, proved per input with the Z3
@@ -246,10 +250,355 @@ def mutant_claims(n: int = 3) -> list[dict]:
     return rows
 
 
-def claims(quick: bool = False) -> list[dict]:
-    return unbounded_claims() + bounded_claims((3,) if quick else (5,)) + mutant_claims()
+#: register counts of the symbolic windmill claim in ``make proofs``;
+#: --moonshot adds larger ones (see README "Proofs" for the timings)
+WINDMILL_NS = (8,)
+WINDMILL_MOONSHOT_NS = (10,)
+
+
+def symbolic_claims(ns, budget: float = 60.0) -> list[dict]:
+    rows = []
+    for n in ns:
+        r, secs = windmill_symbolic(n, timeout_ms=int(budget * 1000))
+        rows.append(dict(claim(
+            f"windmill step system (Kahn movs, save to the temporary, unroll, restore): "
+            f"every maximal run implements the move (symbolic input, n = {n} + 1 temporary; "
+            "induction: init, each step keeps the invariant and drops the measure, "
+            "progress, done)", n, r, secs), family="windmill (symbolic input)"))
+    return rows
+
+
+def symbolic_mutant_claims(n: int = 4) -> list[dict]:
+    rows = []
+    for mut, text in [("no_save", "breaks the axle without mov T <- c0"),
+                      ("restore_from_axle", "closes the axle from c0, not the temporary")]:
+        r, secs = windmill_symbolic(n, mutant=mut)
+        rows.append(claim(f"MUTANT windmill_{mut}: {text} (symbolic input, n = {n}, "
+                          "whole-algorithm induction)", n, r, secs, expect=COUNTEREXAMPLE))
+    return rows
+
+
+def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
+    ns = (3,) if quick else WINDMILL_NS + (WINDMILL_MOONSHOT_NS if moonshot else ())
+    return (unbounded_claims() + bounded_claims((3,) if quick else (5,)) + mutant_claims()
+            + symbolic_claims(ns) + symbolic_mutant_claims(3 if quick else 4))
 
 
 if __name__ == "__main__":
     for row in claims():
         print(row)
+
+
+# ---------------------------------------------------------------------------
+# 3. BOUNDED, SYMBOLIC input: windmill's step system on n registers
+# ---------------------------------------------------------------------------
+#
+# THE INVARIANT (the same one, twice): Python ``windmill_invariant_py``
+# (checked by tests/test_proofs_symbolic.py between the consecutive
+# operations of the real ``windmill`` on random inputs) and Z3
+# ``wm_invariant`` below.  Registers 0..n-1, the temporary T = n; srcs[d]
+# symbolic in 0..n-1 (srcs[d] == d: no move into d); cur[l] = the original
+# register whose value l holds; P = the moves not yet written.
+#
+#   M1  P[y] => srcs[y] != y;   P[y] => cur[y] == y;
+#       not P[y] => cur[y] == srcs[y]                 (y a register)
+# "kahn" mode (blades):
+#   M2  P[y] and srcs[y] == l and not P[l] => srcs[l] == l
+#                                   (no pending move reads a written register)
+# "axle" mode (start c0, hole x, ghost A = the axle's unwritten locations):
+#   A1  cur[T] == c0                              (the saved value)
+#   A2  P[y] and srcs[y] == l and not P[l] and srcs[l] != l => l == c0 and A[y]
+#   A3  A[x]; A <= P; A[y] => A[srcs[y]] or srcs[y] == c0
+#   A4  A[y], A[z], y != z => srcs[y] != srcs[z]
+#   A5  P[y] and A[srcs[y]] => A[y]               (no pending blade reads A)
+#   A6  P[y] and srcs[y] == x => x == c0;   x != c0 => not P[c0]
+#
+# Steps (the windmill system; ``verified.parmove.windmill`` takes one of
+# them at every operation, which the test checks):
+#   kahn d:  P[d], no pending y reads d   -> mov d <- srcs[d]
+#   start c0 with A: P[c0], A[c0], A <= P, srcs maps A into A injectively,
+#            every pending reader of an A location is in A (the axle, after
+#            its windmill's blades)       -> mov T <- c0; axle(c0, x = c0)
+#   axle:    srcs[x] != c0 -> mov x <- srcs[x]; x := srcs[x]
+#            srcs[x] == c0 -> mov x <- T; back to kahn
+#   measure 2|P| + [kahn mode]
+# Proved for every input on n registers: init => Inv; each step keeps Inv
+# and drops the measure; in kahn mode with P non-empty some step is enabled
+# (a ready d, or A = P is an axle: the cycle argument); kahn mode with P
+# empty => every register holds its source's value.  So every maximal run
+# of the system implements the move.
+# NOT proved: that Python's control flow (analyse's components and cycles,
+# one windmill after the other) only takes these steps and stops only when
+# P is empty; the test checks it on random inputs, step by step.
+
+
+def _wm_vars(n, tag=""):
+    w = max(1, n.bit_length())
+    P = [z3.Bool(f"wP{tag}_{x}") for x in range(n)]
+    A = [z3.Bool(f"wA{tag}_{x}") for x in range(n)]
+    cur = [z3.BitVec(f"wcur{tag}_{x}", w) for x in range(n + 1)]
+    return P, A, cur
+
+
+def _wmux(xs, j):
+    if isinstance(j, int):
+        return xs[j]
+    v = xs[-1]
+    for k in range(len(xs) - 2, -1, -1):
+        v = z3.If(j == k, xs[k], v)
+    return v
+
+
+def _m1(P, cur, srcs, n):
+    c = []
+    for y in range(n):
+        c += [z3.Implies(P[y], srcs[y] != y), z3.Implies(P[y], cur[y] == y),
+              z3.Implies(z3.Not(P[y]), cur[y] == srcs[y])]
+    return c
+
+
+def wm_inv_kahn(P, cur, srcs, n):
+    c = _m1(P, cur, srcs, n)
+    for y in range(n):
+        for l in range(n):
+            c.append(z3.Implies(z3.And(P[y], srcs[y] == l, z3.Not(P[l])), srcs[l] == l))
+    return z3.And(*c)
+
+
+def wm_inv_axle(P, A, cur, srcs, n, c0, x):
+    """c0 a Python int, x an int or a term."""
+    c = _m1(P, cur, srcs, n) + [cur[n] == c0, _wmux(A, x), z3.Implies(x != c0, z3.Not(P[c0]))
+                                if not isinstance(x, int) else
+                                z3.BoolVal(True) if x == c0 else z3.Not(P[c0])]
+    for y in range(n):
+        for l in range(n):
+            c.append(z3.Implies(z3.And(P[y], srcs[y] == l, z3.Not(P[l]), srcs[l] != l),
+                                z3.And(l == c0, A[y])))
+        c += [z3.Implies(A[y], P[y]),
+              z3.Implies(A[y], z3.Or(_wmux(A, srcs[y]), srcs[y] == c0)),
+              z3.Implies(z3.And(P[y], _wmux(A, srcs[y])), A[y]),
+              z3.Implies(z3.And(P[y], srcs[y] == x), x == c0 if not isinstance(x, int)
+                         else z3.BoolVal(x == c0))]
+        for z in range(y + 1, n):
+            c.append(z3.Implies(z3.And(A[y], A[z]), srcs[y] != srcs[z]))
+    return z3.And(*c)
+
+
+def _size(P):
+    return z3.Sum([z3.If(p, 2, 0) for p in P])
+
+
+def _set(xs, k, v):
+    return [v if j == k else xs[j] for j in range(len(xs))]
+
+
+def _wset(xs, j, v):
+    """xs with index j (int or term) set to v."""
+    if isinstance(j, int):
+        return _set(xs, j, v)
+    return [z3.If(j == k, v, xs[k]) for k in range(len(xs))]
+
+
+def wm_kahn_step(P, cur, srcs, n, d):
+    side = [P[d]] + [z3.Not(z3.And(P[y], srcs[y] == d)) for y in range(n)]
+    return side, _set(P, d, z3.BoolVal(False)), _set(cur, d, _wmux(cur, srcs[d]))
+
+
+def wm_start_side(P, A, srcs, n, c0):
+    side = [P[c0], A[c0]]
+    for y in range(n):
+        side += [z3.Implies(A[y], P[y]), z3.Implies(A[y], _wmux(A, srcs[y])),
+                 z3.Implies(z3.And(P[y], _wmux(A, srcs[y])), A[y])]
+        for z in range(y + 1, n):
+            side.append(z3.Implies(z3.And(A[y], A[z]), srcs[y] != srcs[z]))
+    return side
+
+
+def wm_start(cur, n, c0, mutant=None):
+    return cur if mutant == "no_save" else _set(cur, n, cur[c0])
+
+
+def wm_axle_step(P, A, cur, srcs, n, c0, x, mutant=None):
+    """Returns (closing condition, P', A', cur', next x)."""
+    s = srcs[x]
+    closing = s == c0
+    restore = cur[c0] if mutant == "restore_from_axle" else cur[n]
+    v = z3.If(closing, restore, _wmux(cur, s))
+    return closing, _set(P, x, z3.BoolVal(False)), _set(A, x, z3.BoolVal(False)), \
+        _set(cur, x, v), s
+
+
+def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str, float]:
+    timer = Timer()
+    w = max(1, n.bit_length())
+    srcs = [z3.BitVec(f"wsrcs_{x}", w) for x in range(n)]
+    rng = [z3.ULT(s, n) for s in srcs] if (1 << w) != n else []
+    results = []
+
+    def ob(goal, hyp):
+        results.append(prove(goal, hyp, timeout_ms, timer)[0])
+        return results[-1] == PROVED
+
+    P, A, cur = _wm_vars(n)
+    crng = [z3.ULT(c, n) for c in cur] if (1 << w) != n else []
+    # init
+    P0 = [srcs[y] != y for y in range(n)]
+    cur0 = [z3.BitVecVal(y, w) for y in range(n)] + [cur[n]]
+    if not ob(wm_inv_kahn(P0, cur0, srcs, n), rng):
+        return combine(results), timer.seconds
+    K = [wm_inv_kahn(P, cur, srcs, n), *rng, *crng]
+    # kahn steps
+    for d in range(n):
+        side, P2, cur2 = wm_kahn_step(P, cur, srcs, n, d)
+        if not ob(z3.And(wm_inv_kahn(P2, cur2, srcs, n), _size(P2) < _size(P)), K + side):
+            return combine(results), timer.seconds
+    # progress and done
+    ready = z3.Or(*[z3.And(*wm_kahn_step(P, cur, srcs, n, d)[0]) for d in range(n)])
+    axle = z3.Or(*[z3.And(*wm_start_side(P, P, srcs, n, c)) for c in range(n)])
+    if not ob(z3.Or(z3.And(*[z3.Not(p) for p in P]), ready, axle), K):
+        return combine(results), timer.seconds
+    if not ob(z3.And(*[cur[y] == srcs[y] for y in range(n)]), K + [z3.Not(p) for p in P]):
+        return combine(results), timer.seconds
+    # axle start (measure: 2|P| + 1 in kahn mode, 2|P| in axle mode, so the
+    # start drops it by one with P unchanged: nothing to ask)
+    for c0 in range(n):
+        side = wm_start_side(P, A, srcs, n, c0)
+        cur2 = wm_start(cur, n, c0, mutant)
+        if not ob(wm_inv_axle(P, A, cur2, srcs, n, c0, c0), K + side):
+            return combine(results), timer.seconds
+    # axle steps
+    for c0 in range(n):
+        for x in range(n):
+            hyp = [wm_inv_axle(P, A, cur, srcs, n, c0, x), *rng, *crng]
+            closing, P2, A2, cur2, x2 = wm_axle_step(P, A, cur, srcs, n, c0, x, mutant)
+            goal = z3.And(
+                z3.Implies(closing, z3.And(wm_inv_kahn(P2, cur2, srcs, n),
+                                           _size(P2) + 1 < _size(P))),
+                z3.Implies(z3.Not(closing), z3.And(wm_inv_axle(P2, A2, cur2, srcs, n, c0, x2),
+                                                   _size(P2) < _size(P))))
+            if not ob(goal, hyp):
+                return combine(results), timer.seconds
+    return combine(results), timer.seconds
+
+
+def windmill_trace(srcs: list[int]):
+    """``verified.parmove.windmill`` on d <- srcs[d] (temporary n), re-run
+    line by line (``_blades_then_axle`` with reuse_blade=False, one windmill
+    after the other) with its state exposed.  Yields (label, snapshot) after
+    every operation: ("kahn", d), ("start", c0, A) for ``mov T <- c0``,
+    "axle" for the axle's moves; the test compares the operations with the
+    real ``windmill``'s output."""
+    from collections import deque as _deque
+
+    from verified.graph import analyse
+    from verified.semantics import Mov, ParallelMove, execute
+
+    n = len(srcs)
+    pm = ParallelMove.from_map(srcs, temps=[n])
+    out: list = []
+    P = {d for d in range(n) if srcs[d] != d}
+    mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set()}
+
+    def snap():
+        st = execute(out)
+        return dict(mode, P=set(P), A=set(mode["A"]) & P,
+                    cur=[st.get(x, x) for x in range(n + 1)], ops=list(out))
+
+    for w in analyse(pm).windmills:
+        moves, cycle = w.moves, w.cycle
+        pending_reads: dict[int, int] = {}
+        for _, s in moves:
+            pending_reads[s] = pending_reads.get(s, 0) + 1
+        source_of = dict(moves)
+        ready = _deque(d for d, _ in moves if pending_reads.get(d, 0) == 0)
+        done: set[int] = set()
+        while ready:
+            d = ready.popleft()
+            s = source_of[d]
+            out.append(Mov(d, s))
+            P.discard(d)
+            done.add(d)
+            pending_reads[s] -= 1
+            if pending_reads[s] == 0 and s in source_of and s not in done:
+                ready.append(s)
+            yield ("kahn", d), snap()
+        if not cycle:
+            continue
+        k = len(cycle)
+        c = tuple(cycle)
+        saved = n
+        out.append(Mov(saved, c[0]))
+        mode = {"mode": "axle", "c0": c[0], "x": c[0], "A": set(c)}
+        yield ("start", c[0], set(c)), snap()
+        for i in range(k - 1, 0, -1):
+            out.append(Mov(c[(i + 1) % k], c[i]))
+            P.discard(c[(i + 1) % k])
+            mode["x"] = c[i]
+            yield "axle", snap()
+        out.append(Mov(c[1], saved))
+        P.discard(c[1])
+        mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set()}
+        yield "axle", snap()
+
+
+def windmill_invariant_py(srcs: list[int], st: dict) -> list[str]:
+    """The invariant of section 3 in Python (Z3 twin: ``wm_inv_kahn``,
+    ``wm_inv_axle``).  Returns the violated clauses."""
+    n = len(srcs)
+    P, cur, A = st["P"], st["cur"], st["A"]
+    bad = []
+    X = range(n)
+    if not (all(srcs[y] != y and cur[y] == y for y in P)
+            and all(cur[y] == srcs[y] for y in X if y not in P)):
+        bad.append("M1")
+    written = lambda l: l not in P and srcs[l] != l
+    if st["mode"] == "kahn":
+        if any(written(srcs[y]) for y in P):
+            bad.append("M2")
+        return bad
+    c0, x = st["c0"], st["x"]
+    if cur[n] != c0:
+        bad.append("A1")
+    if not all(srcs[y] == c0 and y in A for y in P if written(srcs[y])):
+        bad.append("A2")
+    if not (x in A and A <= P and all(srcs[y] in A or srcs[y] == c0 for y in A)):
+        bad.append("A3")
+    if len({srcs[y] for y in A}) != len(A):
+        bad.append("A4")
+    if not all(y in A for y in P if srcs[y] in A):
+        bad.append("A5")
+    if not (all(x == c0 for y in P if srcs[y] == x) and (x == c0 or c0 not in P)):
+        bad.append("A6")
+    return bad
+
+
+def windmill_z3_agrees(srcs: list[int], prev: dict, label, st: dict) -> bool:
+    """The Z3 step (side conditions and effect) on the concrete snapshot
+    ``prev``, for the transition ``label`` the Python code took, gives the
+    snapshot ``st``."""
+    n = len(srcs)
+    w = max(1, n.bit_length())
+    sv = [z3.BitVecVal(s, w) for s in srcs]
+    P = [z3.BoolVal(y in prev["P"]) for y in range(n)]
+    cur = [z3.BitVecVal(c, w) for c in prev["cur"]]
+    ev = lambda t: z3.simplify(t)
+    ok = lambda conds: all(z3.is_true(ev(c)) for c in conds)
+    if isinstance(label, tuple) and label[0] == "kahn":
+        side, P2, cur2 = wm_kahn_step(P, cur, sv, n, label[1])
+        mode2, x2 = "kahn", None
+    elif isinstance(label, tuple):
+        _, c0, Aset = label
+        A = [z3.BoolVal(y in Aset) for y in range(n)]
+        side, P2, cur2 = wm_start_side(P, A, sv, n, c0), P, wm_start(cur, n, c0)
+        mode2, x2 = "axle", c0
+    else:
+        A = [z3.BoolVal(y in prev["A"]) for y in range(n)]
+        closing, P2, _, cur2, x2 = wm_axle_step(P, A, cur, sv, n, prev["c0"], prev["x"])
+        side, mode2 = [], "kahn" if z3.is_true(ev(closing)) else "axle"
+    if not ok(side) or mode2 != st["mode"]:
+        return False
+    if mode2 == "axle" and ev(z3.BitVecVal(0, w) + x2).as_long() != st["x"]:
+        return False
+    return ({y for y in range(n) if z3.is_true(ev(P2[y]))} == st["P"]
+            and [ev(c).as_long() for c in cur2[:n]] == st["cur"][:n]
+            and (mode2 != "axle" or ev(cur2[n]).as_long() == st["cur"][n]))

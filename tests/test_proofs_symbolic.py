@@ -69,3 +69,54 @@ def test_xchg_symbolic_small_n_and_mutants():
     assert px.xchg_symbolic(4)[0] == PROVED
     assert px.xchg_symbolic(3, mutant="no_alias_update")[0] == COUNTEREXAMPLE
     assert px.xchg_symbolic(3, mutant="release_early")[0] == COUNTEREXAMPLE
+
+
+# -- windmill -------------------------------------------------------------------
+
+from proofs import parmove as pp  # noqa: E402
+from verified import parmove  # noqa: E402
+
+
+def test_windmill_trace_is_the_real_algorithm_and_agrees_with_z3():
+    rng = random.Random(7)
+    steps = 0
+    for _ in range(60):
+        n = rng.randint(1, 7)
+        srcs = _random_srcs(rng, n)
+        trace = list(pp.windmill_trace(srcs))
+        real = parmove.windmill(ParallelMove.from_map(srcs, temps=[n]))
+        assert ops_to_triples(trace[-1][1]["ops"] if trace else []) == ops_to_triples(real)
+        w = max(1, n.bit_length())
+        sv = [z3.BitVecVal(s, w) for s in srcs]
+        prev = {"mode": "kahn", "P": {d for d in range(n) if srcs[d] != d}, "A": set(),
+                "c0": 0, "x": 0, "cur": list(range(n + 1))}
+        for label, st in [("init", prev)] + trace:
+            assert pp.windmill_invariant_py(srcs, st) == [], (srcs, label, st)
+            P = [z3.BoolVal(y in st["P"]) for y in range(n)]
+            cur = [z3.BitVecVal(c % (1 << w), w) for c in st["cur"]]
+            if st["mode"] == "kahn":
+                zinv = pp.wm_inv_kahn(P, cur, sv, n)
+            else:
+                A = [z3.BoolVal(y in st["A"]) for y in range(n)]
+                zinv = pp.wm_inv_axle(P, A, cur, sv, n, st["c0"], st["x"])
+            assert z3.is_true(z3.simplify(zinv)), (srcs, label, st)
+            if label != "init":
+                assert pp.windmill_z3_agrees(srcs, prev, label, st), (srcs, label, prev, st)
+                steps += 1
+            prev = st
+        assert prev["mode"] == "kahn" and not prev["P"]
+    assert steps > 150
+
+
+def test_windmill_python_invariant_can_fail():
+    srcs = [1, 2, 0]
+    trace = list(pp.windmill_trace(srcs))
+    label, st = trace[0]
+    assert label[0] == "start"
+    assert "A1" in pp.windmill_invariant_py(srcs, dict(st, cur=[0, 1, 2, 1]))
+
+
+def test_windmill_symbolic_small_n_and_mutants():
+    assert pp.windmill_symbolic(4)[0] == PROVED
+    assert pp.windmill_symbolic(3, mutant="no_save")[0] == COUNTEREXAMPLE
+    assert pp.windmill_symbolic(3, mutant="restore_from_axle")[0] == COUNTEREXAMPLE
