@@ -29,10 +29,10 @@
    is checked.  The Python code does not assert this invariant at run time
    (its run-time contract is the postcondition ``oracle.ensure`` in
    ``verified/parmove.py``).
-3. BOUNDED, SYMBOLIC input (section 3 below): windmill's step system on n
-   registers + 1 temporary, by induction, with the invariant in Z3 and in
-   Python (``windmill_invariant_py``); n = 8 in ``make proofs``.  leroy,
-   leroy_iterative and mincopy have no symbolic proof yet.
+3. BOUNDED, SYMBOLIC input (section 3 below): windmill's and mincopy's
+   step systems on n registers + 1 temporary, by induction, with the
+   invariant in Z3 and in Python (``windmill_invariant_py``); n = 8 in
+   ``make proofs``.  leroy and leroy_iterative have no symbolic proof yet.
 2. BOUNDED, inputs enumerated (not symbolic): for every move on n registers
    (all n**n maps, self-moves included) and one temporary, the Python
    algorithm's output implements the move, proved per input with the Z3
@@ -253,27 +253,37 @@ def mutant_claims(n: int = 3) -> list[dict]:
 #: register counts of the symbolic windmill claim in ``make proofs``;
 #: --moonshot adds larger ones (see README "Proofs" for the timings)
 WINDMILL_NS = (8,)
-WINDMILL_MOONSHOT_NS = (10,)
+WINDMILL_MOONSHOT_NS = (9,)
+
+
+_SYSTEM = {
+    "windmill": "Kahn movs, save to the temporary, unroll, restore",
+    "mincopy": "Kahn movs, save in a blade copy or the temporary, unroll, restore",
+}
 
 
 def symbolic_claims(ns, budget: float = 60.0) -> list[dict]:
     rows = []
-    for n in ns:
-        r, secs = windmill_symbolic(n, timeout_ms=int(budget * 1000))
-        rows.append(dict(claim(
-            f"windmill step system (Kahn movs, save to the temporary, unroll, restore): "
-            f"every maximal run implements the move (symbolic input, n = {n} + 1 temporary; "
-            "induction: init, each step keeps the invariant and drops the measure, "
-            "progress, done)", n, r, secs), family="windmill (symbolic input)"))
+    for algo in ("windmill", "mincopy"):
+        for n in ns:
+            r, secs = windmill_symbolic(n, timeout_ms=int(budget * 1000), algorithm=algo)
+            rows.append(dict(claim(
+                f"{algo} step system ({_SYSTEM[algo]}): every maximal run implements the "
+                f"move (symbolic input, n = {n} + 1 temporary; induction: init, each step "
+                "keeps the invariant and drops the measure, progress, done)",
+                n, r, secs), family=f"{algo} (symbolic input, step system)"))
     return rows
 
 
 def symbolic_mutant_claims(n: int = 4) -> list[dict]:
     rows = []
-    for mut, text in [("no_save", "breaks the axle without mov T <- c0"),
-                      ("restore_from_axle", "closes the axle from c0, not the temporary")]:
-        r, secs = windmill_symbolic(n, mutant=mut)
-        rows.append(claim(f"MUTANT windmill_{mut}: {text} (symbolic input, n = {n}, "
+    for algo, mut, text in [
+            ("windmill", "no_save", "breaks the axle without mov T <- c0"),
+            ("windmill", "restore_from_axle", "closes the axle from c0, not the temporary"),
+            ("mincopy", "copy_is_source", "records the axle location as its own blade copy"),
+            ("mincopy", "restore_from_axle", "closes the axle from c0, not the saved copy")]:
+        r, secs = windmill_symbolic(n, mutant=mut, algorithm=algo)
+        rows.append(claim(f"MUTANT {algo}_{mut}: {text} (symbolic input, n = {n}, "
                           "whole-algorithm induction)", n, r, secs, expect=COUNTEREXAMPLE))
     return rows
 
@@ -365,9 +375,21 @@ def wm_inv_kahn(P, cur, srcs, n):
     return z3.And(*c)
 
 
-def wm_inv_axle(P, A, cur, srcs, n, c0, x):
-    """c0 a Python int, x an int or a term."""
-    c = _m1(P, cur, srcs, n) + [cur[n] == c0, _wmux(A, x), z3.Implies(x != c0, z3.Not(P[c0]))
+def _saved_ok(P, cur, srcs, n, c0, b):
+    """A1: the saved location b holds c0's value and is the temporary or a
+    written blade root (not pending, its source is c0: mincopy)."""
+    if isinstance(b, int) and b == n:
+        return cur[n] == c0
+    return z3.And(_wmux(cur, b) == c0,
+                  z3.Or(b == n, z3.And(z3.ULT(b, n), z3.Not(_wmux(P, b)),
+                                       _wmux(srcs, b) == c0)))
+
+
+def wm_inv_axle(P, A, cur, srcs, n, c0, x, b=None):
+    """c0 a Python int, x an int or a term, b the saved location (default:
+    the temporary n)."""
+    b = n if b is None else b
+    c = _m1(P, cur, srcs, n) + [_saved_ok(P, cur, srcs, n, c0, b), _wmux(A, x), z3.Implies(x != c0, z3.Not(P[c0]))
                                 if not isinstance(x, int) else
                                 z3.BoolVal(True) if x == c0 else z3.Not(P[c0])]
     for y in range(n):
@@ -418,25 +440,46 @@ def wm_start(cur, n, c0, mutant=None):
     return cur if mutant == "no_save" else _set(cur, n, cur[c0])
 
 
-def wm_axle_step(P, A, cur, srcs, n, c0, x, mutant=None):
+def wm_axle_step(P, A, cur, srcs, n, c0, x, mutant=None, b=None):
     """Returns (closing condition, P', A', cur', next x)."""
+    b = n if b is None else b
     s = srcs[x]
     closing = s == c0
-    restore = cur[c0] if mutant == "restore_from_axle" else cur[n]
+    restore = cur[c0] if mutant == "restore_from_axle" else _wmux(cur, b)
     v = z3.If(closing, restore, _wmux(cur, s))
     return closing, _set(P, x, z3.BoolVal(False)), _set(A, x, z3.BoolVal(False)), \
         _set(cur, x, v), s
 
 
-def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str, float]:
+def mincopy_start(P, cur, srcs, n, c0, b, mutant=None):
+    """mincopy's axle start: the saved location b is a written blade root x
+    with srcs[x] == c0 (no operation), or the temporary (mov T <- c0).
+    Returns (side, cur')."""
+    root = z3.And(z3.ULT(b, n), z3.Not(_wmux(P, b)), _wmux(srcs, b) == c0)
+    if mutant == "copy_is_source":  # copy_of.setdefault(s, s): c0 as its own copy
+        root = b == c0
+    cur2 = [cur[y] for y in range(n)] + [z3.If(b == n, cur[c0], cur[n])]
+    return [z3.Or(b == n, root)], cur2
+
+
+_DEBUG = False
+
+
+def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
+                      algorithm: str = "windmill") -> tuple[str, float]:
+    """windmill's (or, with algorithm="mincopy", mincopy's) step system."""
     timer = Timer()
+    mc = algorithm == "mincopy"
     w = max(1, n.bit_length())
     srcs = [z3.BitVec(f"wsrcs_{x}", w) for x in range(n)]
     rng = [z3.ULT(s, n) for s in srcs] if (1 << w) != n else []
     results = []
 
     def ob(goal, hyp):
+        t0 = timer.seconds
         results.append(prove(goal, hyp, timeout_ms, timer)[0])
+        if _DEBUG and timer.seconds - t0 > 0.3:
+            print("windmill_symbolic:", len(results), results[-1], f"{timer.seconds - t0:.2f} s")
         return results[-1] == PROVED
 
     P, A, cur = _wm_vars(n)
@@ -461,33 +504,40 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[st
         return combine(results), timer.seconds
     # axle start (measure: 2|P| + 1 in kahn mode, 2|P| in axle mode, so the
     # start drops it by one with P unchanged: nothing to ask)
+    b = z3.BitVec("wsaved", w) if mc else n
     for c0 in range(n):
         side = wm_start_side(P, A, srcs, n, c0)
-        cur2 = wm_start(cur, n, c0, mutant)
-        if not ob(wm_inv_axle(P, A, cur2, srcs, n, c0, c0), K + side):
+        if mc:
+            bside, cur2 = mincopy_start(P, cur, srcs, n, c0, b, mutant)
+            side = side + bside
+        else:
+            cur2 = wm_start(cur, n, c0, mutant)
+        if not ob(wm_inv_axle(P, A, cur2, srcs, n, c0, c0, b), K + side):
             return combine(results), timer.seconds
     # axle steps
     for c0 in range(n):
         for x in range(n):
-            hyp = [wm_inv_axle(P, A, cur, srcs, n, c0, x), *rng, *crng]
-            closing, P2, A2, cur2, x2 = wm_axle_step(P, A, cur, srcs, n, c0, x, mutant)
+            hyp = [wm_inv_axle(P, A, cur, srcs, n, c0, x, b), *rng, *crng]
+            closing, P2, A2, cur2, x2 = wm_axle_step(P, A, cur, srcs, n, c0, x, mutant, b)
             goal = z3.And(
                 z3.Implies(closing, z3.And(wm_inv_kahn(P2, cur2, srcs, n),
                                            _size(P2) + 1 < _size(P))),
-                z3.Implies(z3.Not(closing), z3.And(wm_inv_axle(P2, A2, cur2, srcs, n, c0, x2),
+                z3.Implies(z3.Not(closing), z3.And(wm_inv_axle(P2, A2, cur2, srcs, n, c0, x2, b),
                                                    _size(P2) < _size(P))))
             if not ob(goal, hyp):
                 return combine(results), timer.seconds
     return combine(results), timer.seconds
 
 
-def windmill_trace(srcs: list[int]):
+def windmill_trace(srcs: list[int], reuse_blade: bool = False):
     """``verified.parmove.windmill`` on d <- srcs[d] (temporary n), re-run
     line by line (``_blades_then_axle`` with reuse_blade=False, one windmill
     after the other) with its state exposed.  Yields (label, snapshot) after
     every operation: ("kahn", d), ("start", c0, A) for ``mov T <- c0``,
     "axle" for the axle's moves; the test compares the operations with the
-    real ``windmill``'s output."""
+    real ``windmill``'s output.  With ``reuse_blade``: ``mincopy`` (the axle
+    starts at a cycle location with a blade copy, saved there, no
+    ``mov T <- c0``; the label is then ("start", c0, A, b))."""
     from collections import deque as _deque
 
     from verified.graph import analyse
@@ -497,7 +547,7 @@ def windmill_trace(srcs: list[int]):
     pm = ParallelMove.from_map(srcs, temps=[n])
     out: list = []
     P = {d for d in range(n) if srcs[d] != d}
-    mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set()}
+    mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set(), "b": n}
 
     def snap():
         st = execute(out)
@@ -512,12 +562,16 @@ def windmill_trace(srcs: list[int]):
         source_of = dict(moves)
         ready = _deque(d for d, _ in moves if pending_reads.get(d, 0) == 0)
         done: set[int] = set()
+        copy_of: dict[int, int] = {}
+        on_cycle = set(cycle)
         while ready:
             d = ready.popleft()
             s = source_of[d]
             out.append(Mov(d, s))
             P.discard(d)
             done.add(d)
+            if s in on_cycle and d not in on_cycle:
+                copy_of.setdefault(s, d)
             pending_reads[s] -= 1
             if pending_reads[s] == 0 and s in source_of and s not in done:
                 ready.append(s)
@@ -525,11 +579,18 @@ def windmill_trace(srcs: list[int]):
         if not cycle:
             continue
         k = len(cycle)
-        c = tuple(cycle)
-        saved = n
-        out.append(Mov(saved, c[0]))
-        mode = {"mode": "axle", "c0": c[0], "x": c[0], "A": set(c)}
-        yield ("start", c[0], set(c)), snap()
+        start, saved = 0, None
+        if reuse_blade:
+            for i, cc in enumerate(cycle):
+                if cc in copy_of:
+                    start, saved = i, copy_of[cc]
+                    break
+        c = tuple(cycle[start:] + cycle[:start])
+        if saved is None:
+            saved = n
+            out.append(Mov(saved, c[0]))
+        mode = {"mode": "axle", "c0": c[0], "x": c[0], "A": set(c), "b": saved}
+        yield ("start", c[0], set(c), saved), snap()
         for i in range(k - 1, 0, -1):
             out.append(Mov(c[(i + 1) % k], c[i]))
             P.discard(c[(i + 1) % k])
@@ -537,7 +598,7 @@ def windmill_trace(srcs: list[int]):
             yield "axle", snap()
         out.append(Mov(c[1], saved))
         P.discard(c[1])
-        mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set()}
+        mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set(), "b": n}
         yield "axle", snap()
 
 
@@ -556,8 +617,8 @@ def windmill_invariant_py(srcs: list[int], st: dict) -> list[str]:
         if any(written(srcs[y]) for y in P):
             bad.append("M2")
         return bad
-    c0, x = st["c0"], st["x"]
-    if cur[n] != c0:
+    c0, x, b = st["c0"], st["x"], st.get("b", n)
+    if not (cur[b] == c0 and (b == n or (b < n and b not in P and srcs[b] == c0))):
         bad.append("A1")
     if not all(srcs[y] == c0 and y in A for y in P if written(srcs[y])):
         bad.append("A2")
@@ -572,7 +633,8 @@ def windmill_invariant_py(srcs: list[int], st: dict) -> list[str]:
     return bad
 
 
-def windmill_z3_agrees(srcs: list[int], prev: dict, label, st: dict) -> bool:
+def windmill_z3_agrees(srcs: list[int], prev: dict, label, st: dict,
+                       reuse_blade: bool = False) -> bool:
     """The Z3 step (side conditions and effect) on the concrete snapshot
     ``prev``, for the transition ``label`` the Python code took, gives the
     snapshot ``st``."""
@@ -587,13 +649,20 @@ def windmill_z3_agrees(srcs: list[int], prev: dict, label, st: dict) -> bool:
         side, P2, cur2 = wm_kahn_step(P, cur, sv, n, label[1])
         mode2, x2 = "kahn", None
     elif isinstance(label, tuple):
-        _, c0, Aset = label
+        _, c0, Aset, b = label
         A = [z3.BoolVal(y in Aset) for y in range(n)]
         side, P2, cur2 = wm_start_side(P, A, sv, n, c0), P, wm_start(cur, n, c0)
+        if reuse_blade:
+            bside, cur2 = mincopy_start(P, cur, sv, n, c0, z3.BitVecVal(b, w))
+            side = side + bside
+        elif b != n:
+            return False
         mode2, x2 = "axle", c0
     else:
         A = [z3.BoolVal(y in prev["A"]) for y in range(n)]
-        closing, P2, _, cur2, x2 = wm_axle_step(P, A, cur, sv, n, prev["c0"], prev["x"])
+        b = prev.get("b", n)
+        closing, P2, _, cur2, x2 = wm_axle_step(P, A, cur, sv, n, prev["c0"], prev["x"],
+                                                b=b if b == n else z3.BitVecVal(b, w))
         side, mode2 = [], "kahn" if z3.is_true(ev(closing)) else "axle"
     if not ok(side) or mode2 != st["mode"]:
         return False

@@ -77,19 +77,24 @@ from proofs import parmove as pp  # noqa: E402
 from verified import parmove  # noqa: E402
 
 
-def test_windmill_trace_is_the_real_algorithm_and_agrees_with_z3():
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["windmill", "mincopy"])
+def test_windmill_trace_is_the_real_algorithm_and_agrees_with_z3(name):
+    reuse = name == "mincopy"
     rng = random.Random(7)
     steps = 0
     for _ in range(60):
         n = rng.randint(1, 7)
         srcs = _random_srcs(rng, n)
-        trace = list(pp.windmill_trace(srcs))
-        real = parmove.windmill(ParallelMove.from_map(srcs, temps=[n]))
+        trace = list(pp.windmill_trace(srcs, reuse_blade=reuse))
+        real = getattr(parmove, name)(ParallelMove.from_map(srcs, temps=[n]))
         assert ops_to_triples(trace[-1][1]["ops"] if trace else []) == ops_to_triples(real)
         w = max(1, n.bit_length())
         sv = [z3.BitVecVal(s, w) for s in srcs]
         prev = {"mode": "kahn", "P": {d for d in range(n) if srcs[d] != d}, "A": set(),
-                "c0": 0, "x": 0, "cur": list(range(n + 1))}
+                "c0": 0, "x": 0, "b": n, "cur": list(range(n + 1))}
         for label, st in [("init", prev)] + trace:
             assert pp.windmill_invariant_py(srcs, st) == [], (srcs, label, st)
             P = [z3.BoolVal(y in st["P"]) for y in range(n)]
@@ -98,14 +103,27 @@ def test_windmill_trace_is_the_real_algorithm_and_agrees_with_z3():
                 zinv = pp.wm_inv_kahn(P, cur, sv, n)
             else:
                 A = [z3.BoolVal(y in st["A"]) for y in range(n)]
-                zinv = pp.wm_inv_axle(P, A, cur, sv, n, st["c0"], st["x"])
+                b = st["b"] if st["b"] == n else z3.BitVecVal(st["b"], w)
+                zinv = pp.wm_inv_axle(P, A, cur, sv, n, st["c0"], st["x"], b)
             assert z3.is_true(z3.simplify(zinv)), (srcs, label, st)
             if label != "init":
-                assert pp.windmill_z3_agrees(srcs, prev, label, st), (srcs, label, prev, st)
+                assert pp.windmill_z3_agrees(srcs, prev, label, st, reuse), (
+                    srcs, label, prev, st)
                 steps += 1
             prev = st
         assert prev["mode"] == "kahn" and not prev["P"]
     assert steps > 150
+    if reuse:  # some axles did start from a blade copy
+        assert any(lbl[3] != len(srcs_) for srcs_, lbl in _starts(rng))
+
+
+def _starts(rng):
+    for _ in range(40):
+        n = rng.randint(2, 6)
+        srcs = _random_srcs(rng, n)
+        for lbl, _ in pp.windmill_trace(srcs, reuse_blade=True):
+            if isinstance(lbl, tuple) and lbl[0] == "start":
+                yield srcs, lbl
 
 
 def test_windmill_python_invariant_can_fail():
@@ -120,3 +138,7 @@ def test_windmill_symbolic_small_n_and_mutants():
     assert pp.windmill_symbolic(4)[0] == PROVED
     assert pp.windmill_symbolic(3, mutant="no_save")[0] == COUNTEREXAMPLE
     assert pp.windmill_symbolic(3, mutant="restore_from_axle")[0] == COUNTEREXAMPLE
+    mc = dict(algorithm="mincopy")
+    assert pp.windmill_symbolic(4, **mc)[0] == PROVED
+    assert pp.windmill_symbolic(3, mutant="copy_is_source", **mc)[0] == COUNTEREXAMPLE
+    assert pp.windmill_symbolic(3, mutant="restore_from_axle", **mc)[0] == COUNTEREXAMPLE
