@@ -14,13 +14,13 @@ the counterexample to the published one.
    the pending edge count drops by one.
    NOT covered: the second phase (the cycles walked with the alias table);
    for it only the bounded claims below hold.
-3. BOUNDED, SYMBOLIC input (section 3 below): the whole corrected xchg on
-   n registers by induction over its steps, with the invariant stated in Z3
-   and in Python (``invariant_py``); n = 8 in ``make proofs``.
 2. BOUNDED, inputs enumerated (not symbolic): for every move on n registers,
    ``xchg``'s output implements the move (proved per input by the Z3
    semantics), and ``xchg_as_published`` has a counterexample: the
    smallest register count with one and the first such move are reported.
+3. BOUNDED, SYMBOLIC input (section 3 below): the whole corrected xchg on
+   n registers by induction over its steps, with the invariant stated in Z3
+   and in Python (``invariant_py``); n = 8 in ``make proofs``.
 """
 
 from __future__ import annotations
