@@ -62,9 +62,13 @@ def test_reference_algorithm_conforms(name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CORRECT)
-def test_reference_algorithm_conforms_n6(name):
-    code, r, _ = conform_json(*_args(name, 6), timeout=1200)
+def test_reference_algorithm_conforms_n5(name):
+    # n = 5 through the protocol (the same algorithms run in-process on
+    # every map up to n = 7 in tests/test_algorithms.py); n = 6 here cost
+    # two minutes of `make verify`'s 20
+    code, r, _ = conform_json(*_args(name, 5), timeout=1200)
     assert code == 0, r
+    assert r["failures"] == 0 and r["run"] == r["planned"] > 0
 
 
 def test_xchg_as_published_fails_with_a_shrunk_counterexample():
