@@ -18,7 +18,7 @@ from multiprocessing import get_context
 from typing import Iterator
 
 from . import oracle
-from .oracle import implements, optimum
+from .oracle import implements
 from .semantics import ParallelMove, PreconditionError
 from .solve import ALGORITHMS, solve
 
@@ -117,13 +117,3 @@ def smallest_failure(name: str, max_n: int) -> Failure | None:
             return min(result.failures, key=lambda f: (f.non_loop_moves, f.want))
     return None
 
-
-def optimal_gap(name: str, n: int) -> dict[int, int]:
-    """Histogram: length - optimum over every register map on n registers."""
-    model = ALGORITHMS[name].model
-    hist: dict[int, int] = {}
-    for want in register_maps(n):
-        pm = request_for(want, model)
-        gap = len(solve(name, pm)) - optimum(pm, model).length
-        hist[gap] = hist.get(gap, 0) + 1
-    return hist

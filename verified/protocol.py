@@ -95,7 +95,7 @@ def parse_request(obj: object, need_sequence: bool) -> Request:
         if "sequence" not in obj:
             raise PreconditionError('missing "sequence": the operations to check')
         if not isinstance(obj["sequence"], list):
-            raise PreconditionError(f'"sequence" must be a list of operations')
+            raise PreconditionError('"sequence" must be a list of operations')
         ops = sequence(obj["sequence"])
     return Request(pm, model, preserve, ops, obj.get("id"))
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Iterator, List, Tuple
 
 from .graph import analyse
-from .oracle import ensure, implements
-from .semantics import Location, Mov, Operation, ParallelMove, Swap, sorted_locations
+from .oracle import ensure, implements  # noqa: F401  (implements: used by the contracts)
+from .semantics import Mov, Operation, ParallelMove, Swap, sorted_locations
 
 
 @dataclass(frozen=True)

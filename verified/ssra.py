@@ -50,7 +50,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 from verified.semantics import PreconditionError
 

@@ -5,6 +5,8 @@ and Hypothesis catch every one of them."""
 
 from __future__ import annotations
 
+import inspect
+
 from verified import parmove, shuf, xchg
 
 from . import Mutant, derive
@@ -12,15 +14,9 @@ from . import Mutant, derive
 
 def _shuf_mutant(old: str, new: str) -> object:
     """Mutate the Shuf class (or shuf itself) and re-bind shuf to it."""
-    if old in _source(shuf.Shuf):
+    if old in inspect.getsource(shuf.Shuf):
         return derive(shuf.Shuf, old, new, entry=shuf.shuf)
     return derive(shuf.shuf, old, new)
-
-
-def _source(obj) -> str:
-    import inspect
-
-    return inspect.getsource(obj)
 
 
 def _blades_mutant(old: str, new: str, entry) -> object:
