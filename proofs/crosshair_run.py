@@ -1,13 +1,17 @@
 """``make crosshair``: CrossHair (symbolic execution of the Python code
 itself) over the list-shaped entry points' contracts, with explicit
-per-condition budgets (DESIGN.md: with the defaults CrossHair proves nothing
-and can miss planted bugs).
+per-condition budgets (with its defaults CrossHair proves nothing and can miss
+planted bugs: it stops after a few uninteresting iterations).
 
 * the real algorithms: no counterexample may be found within the budget
   ("Confirmed over all paths" is printed by CrossHair only when it could
   exhaust the paths; otherwise exit 0 just means none found in budget);
-* ``xchg_as_published`` and the mutants of tests/mutants/proof_mutants.py:
-  CrossHair MUST report a counterexample (exit 1 with "error:" lines).
+* ``xchg_as_published`` and the mutants of ``mutants/core.py`` listed in
+  ``proofs/crosshair_targets.py``: CrossHair MUST report a counterexample
+  (exit 1 with "error:" lines).
+
+The targets come from ``proofs/crosshair_targets.py`` (generated from the
+registry and the mutant catalogue).
 
 Exit non-zero if any expectation fails.  ``--quick`` uses small budgets.
 """
@@ -22,20 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CROSSHAIR = str(Path(sys.executable).parent / "crosshair")
 
-REAL = [
-    "verified.shuf.shuf_srcs",
-    "verified.parmove.leroy_srcs",
-    "verified.parmove.windmill_srcs",
-    "verified.parmove.mincopy_srcs",
-    "verified.xchg.xchg_srcs",
-]
-BROKEN = [
-    "verified.xchg.xchg_as_published_srcs",
-    "tests.mutants.proof_mutants.leroy_no_cycle_srcs",
-    "tests.mutants.proof_mutants.windmill_no_save_srcs",
-    "tests.mutants.proof_mutants.xchg_no_alias_update_srcs",
-    "tests.mutants.proof_mutants.shuf_swap_as_move_srcs",
-]
+
+from proofs.crosshair_targets import TARGETS  # noqa: E402
+
+MODULE = "proofs.crosshair_targets"
+REAL = [f"{MODULE}.{name}" for name, broken in TARGETS if not broken]
+BROKEN = [f"{MODULE}.{name}" for name, broken in TARGETS if broken]
 
 
 def check(target: str, budget: int) -> tuple[int, str, float]:

@@ -24,8 +24,8 @@ import time
 
 import z3
 
-from verified.oracle import optimum
-from verified.semantics import ParallelMove
+from verified.algorithms.optimum import optimum
+from verified.core.semantics import ParallelMove
 
 from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim
 from .semantics_z3 import MODEL_KINDS, distinct, implements, initial, legal, run

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import z3
 
-from verified import parmove
+from verified.algorithms import leroy as _leroy, windmill as _windmill
 
 from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
 from .semantics_z3 import exhaustive
@@ -210,10 +210,10 @@ def unbounded_claims() -> list[dict]:
 
 
 ALGORITHMS = [
-    ("leroy", parmove.leroy),
-    ("leroy_iterative", parmove.leroy_iterative),
-    ("windmill", parmove.windmill),
-    ("mincopy", parmove.mincopy),
+    ("leroy", _leroy.leroy),
+    ("leroy_iterative", _leroy.leroy_iterative),
+    ("windmill", _windmill.windmill),
+    ("mincopy", _windmill.mincopy),
 ]
 
 
@@ -234,15 +234,12 @@ def bounded_claims(ns) -> list[dict]:
 
 
 def mutant_claims(n: int = 3) -> list[dict]:
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.mutants.proof_mutants import leroy_no_cycle_pm, mincopy_wrong_blade_pm
+    import mutants
+    from mutants.core import BY_NAME
 
     rows = []
-    for name, fn in [("leroy_no_cycle", leroy_no_cycle_pm),
-                     ("mincopy_wrong_blade", mincopy_wrong_blade_pm)]:
+    for name, fn in [("leroy_no_cycle", mutants.run(BY_NAME["leroy_no_cycle"])),
+                     ("mincopy_wrong_blade", mutants.run(BY_NAME["mincopy_restore_from_axle"]))]:
         t = Timer()
         r, cex = exhaustive(fn, n, "temp", 1, t)
         rows.append(claim(f"MUTANT {name}: bounded whole-algorithm check", n, r, t.seconds,
@@ -540,8 +537,8 @@ def windmill_trace(srcs: list[int], reuse_blade: bool = False):
     ``mov T <- c0``; the label is then ("start", c0, A, b))."""
     from collections import deque as _deque
 
-    from verified.graph import analyse
-    from verified.semantics import Mov, ParallelMove, execute
+    from verified.core.graph import analyse
+    from verified.core.semantics import Mov, ParallelMove, execute
 
     n = len(srcs)
     pm = ParallelMove.from_map(srcs, temps=[n])

@@ -4,7 +4,7 @@ every signature, or exhaustively for every RTG up to a register count.
 * GREEDY's count of steps 3-5 (the Python code's loop structure, written as
   integer arithmetic) equals Lemma 3's closed form, for all a2, a3 >= 0.
 * Lemma 5: a merge of two cycles (size classes i, j mod 4, signature change
-  recomputed from real cycles with ``permi.signature``) never lowers
+  recomputed from real cycles with ``greedy.signature``) never lowers
   GREEDY's cost, for every signature that has such cycles.
 * The DP (optimal_length) equals the brute-force search on every RTG with
   n registers (exhaustive; the search is the ground truth of the tests).
@@ -17,8 +17,8 @@ import time
 
 import z3
 
-from verified import permi
-from verified.semantics import ParallelMove
+from verified.algorithms import copyset, greedy, search
+from verified.core.semantics import ParallelMove
 
 
 def _ceil_div(x, k: int):
@@ -72,8 +72,8 @@ def _merge_delta(i: int, j: int) -> tuple[int, int, int]:
     a = list(range(i or 4))
     b = list(range(100, 100 + (j or 4)))
     cyc = lambda vs: [(vs[k], vs[(k + 1) % len(vs)]) for k in range(len(vs))]
-    before = permi.signature(cyc(a) + cyc(b))
-    after = permi.signature(cyc(a + b))
+    before = greedy.signature(cyc(a) + cyc(b))
+    after = greedy.signature(cyc(a + b))
     return tuple(q - p for p, q in zip(before, after))  # type: ignore[return-value]
 
 
@@ -99,7 +99,7 @@ def exhaustive_claim(n: int, preserve: str) -> dict:
     for srcs in itertools.product([None, *range(n)], repeat=n):
         moves = [(d, s) for d, s in enumerate(srcs) if s is not None]
         pm = ParallelMove.make(moves, registers=n)
-        if permi.optimal_length(pm, preserve) != permi.search_optimum(pm, preserve, 12):
+        if copyset.optimal_length(pm, preserve) != search.search_optimum(pm, preserve, 12):
             result = "counterexample"
             break
     return {"claim": f"DP == brute-force optimum on every RTG ({preserve})",

@@ -33,8 +33,8 @@ from typing import Sequence
 
 import z3
 
-from verified.oracle import implements as py_implements
-from verified.semantics import Mov, ParallelMove, Perm, Swap, execute, value_of
+from verified.core.oracle import implements as py_implements
+from verified.core.semantics import Mov, ParallelMove, Perm, Swap, execute, value_of
 
 from . import claim
 
@@ -182,8 +182,8 @@ def random_case(rng: random.Random):
     contract, and a sequence: a reference algorithm's output (sometimes
     perturbed) or random operations, including operations the model lacks
     and locations outside the register file (location n + #temps)."""
-    from verified.parmove import leroy
-    from verified.shuf import shuf
+    from verified.algorithms.leroy import leroy
+    from verified.algorithms.shuf import shuf
 
     n = rng.randint(1, 5)
     ntemps = rng.randint(0, 1)
@@ -291,7 +291,7 @@ def exhaustive(algorithm, n: int, model: str, ntemps: int, timer=None,
     Returns (result, first counterexample or "")."""
     import itertools
 
-    import verified.oracle as oracle
+    import verified.core.oracle as oracle
 
     from . import COUNTEREXAMPLE, PROVED, UNKNOWN
 

@@ -41,6 +41,7 @@ from itertools import product
 import z3
 
 from verified import ssra
+from verified.cases import STATE_EXAMPLES
 
 # A location: ("r", k) or ("m", k), k an abstract role index.
 # A shape: (arity, pre, post, snippet) with pre/post = tuple of (loc, var
@@ -227,7 +228,7 @@ def collect_shapes(quick: bool = False, allocator=ssra.RegisterAllocator,
     for n in registers:
         for state, shape in local_steps(n, allocator):
             found.setdefault(state, set()).add(shape)
-    for _, n, text, _ in ssra.STATE_EXAMPLES:
+    for _, n, text, _ in STATE_EXAMPLES:
         for state, shape in shapes_of(ssra.parse_tape(text), n, allocator):
             found.setdefault(state, set()).add(shape)
     return found

@@ -29,7 +29,7 @@ import time
 
 import z3
 
-from verified import xchg
+from verified.algorithms import xchg
 
 from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
 from .semantics_z3 import exhaustive
@@ -132,11 +132,10 @@ def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
         "xchg_as_published implements every move (expected false; counterexample: "
         f"{found[1] if found else 'none found'})", found[0] if found else 4,
         COUNTEREXAMPLE if found else PROVED, t.seconds, expect=COUNTEREXAMPLE))
-    import sys
-    from pathlib import Path
+    import mutants
+    from mutants.core import BY_NAME
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.mutants.proof_mutants import xchg_no_alias_update_pm
+    xchg_no_alias_update_pm = mutants.run(BY_NAME["xchg_no_alias_update"])
 
     t = Timer()
     r, cex = exhaustive(xchg_no_alias_update_pm, 3, "swap", 0, t)
@@ -515,7 +514,7 @@ def xchg_trace(srcs: list[int]):
     order, and a loop register is never pending, so it is a skip)."""
     from collections import deque as _deque
 
-    from verified.semantics import Mov, Swap, execute
+    from verified.core.semantics import Mov, Swap, execute
 
     n = len(srcs)
     moves = [(d, s) for d, s in enumerate(srcs) if d != s]

@@ -1,6 +1,5 @@
 /* shuf_client: the bitset register shuffler of the "Register shuffling"
- * write-up, speaking verified's JSON-lines protocol (DESIGN.md, "The oracle
- * protocol"), so that `verified conform` can test a real implementation that
+ * write-up, speaking verified's JSON-lines protocol (docs/protocol.md), so that `verified conform` can test a real implementation that
  * is not written in Python.
  *
  *   cc -O2 -o shuf_client shuf_client.c
@@ -41,7 +40,7 @@
 typedef uint64_t mask;
 
 /* ---------------------------------------------------------------------------
- * The shuffler (mirrors verified/shuf.py; the write-up uses uint16_t and 16
+ * The shuffler (mirrors verified/algorithms/shuf.py; the write-up uses uint16_t and 16
  * slots, here 64).
  * forward[r]: bit d set = the value now in slot r must end up in slot d.
  * ------------------------------------------------------------------------- */

@@ -1,0 +1,337 @@
+"""conform's parts, each on its own: the case generators it streams (and
+the request encoding, packing and decoding of their cases), the answer
+classifier, the session's bounded memory and progress, shape mode and move
+orders, and what SIGTERM/SIGHUP leave behind (nothing)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verified import cases
+from verified.cases import shapes
+from verified.core.oracle import Verdict, read_sequence
+from verified.core.semantics import Mov, ParallelMove
+from verified.tools import conform as C
+from verified.tools.conform import moves as mv, session
+
+from tests.support import compile_client, conform_json
+
+CLIENTS = Path(__file__).resolve().parent.parent / "clients"
+
+
+def client_script(name: str, *args: str) -> str:
+    return shlex.join([sys.executable, str(CLIENTS / name), *args])
+
+
+# ---------------------------------------------------------------------------
+# Generators: valid, lazy, and what the worker unpacks is what was sent
+# ---------------------------------------------------------------------------
+
+GENERATORS = {
+    "exhaustive 4": lambda: cases.exhaustive_cases(4),
+    "random 10": lambda: cases.random_cases(10, 300, 7),
+    "random 10 no fan-out": lambda: list(mv.random(10, 200, 7, fan_out=False)),
+    "shapes 6 sorted": lambda: mv.shapes(6, 1, "sorted", 0, "all"),
+    "shapes 6 shuffled loops": lambda: mv.shapes(6, 2, "shuffled", "x", "loops"),
+    "exhaustive 3 reversed": lambda: mv.ordered(mv.exhaustive(3, True), "reversed", 0),
+    "random 9 shuffled": lambda: mv.ordered(mv.random(9, 100, 1, True), "shuffled", 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+@pytest.mark.parametrize("temps, preserve", [((), "all"), (("t",), "all"), ((16, "x"), "loops")])
+def test_request_line_decodes_and_unpacks_to_the_case(name, temps, preserve):
+    ct = mv.MoveType("temp", temps, preserve)
+    for case in GENERATORS[name]():
+        ParallelMove.make(case.moves, case.registers, temps)  # a valid request
+        line = ct.encode(case)
+        assert line == (json.dumps(ct.request(case)) + "\n").encode()
+        assert ct.decode(json.loads(line)) == case == ct.unpack(ct.pack(case))
+
+
+def test_exhaustive_cases_are_all_distinct():
+    every = list(cases.exhaustive_cases(4))
+    assert len(every) == len(set(every)) == cases.exhaustive_count(4) == 2 + 9 + 64 + 625
+
+
+def test_no_fan_out_count_is_the_partial_injections():
+    for n in range(1, 6):
+        assert sum(1 for _ in mv.exhaustive(n, False)) == mv.exhaustive_planned(n, False)
+    assert mv.exhaustive_planned(4, False) == 252
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_stream_is_lazy_and_reproducible(seed):
+    a = list(mv.random(10, 300, seed, True))
+    assert a == cases.random_cases(10, 300, seed)
+    assert a != cases.random_cases(10, 300, seed + 1)
+    # the same prefix whatever K: a CI run with more cases extends a shorter one
+    assert list(mv.random(10, 50, seed, True)) == a[:50]
+    from verified.core.graph import analyse
+    assert any(any(len(w.cycle) >= 3 for w in analyse(ParallelMove.make(c.moves, 10)).windmills)
+               for c in a)
+
+
+def test_shapes_mode_sends_each_shape_then_its_renamings():
+    n, k = 5, 2
+    got = list(mv.shapes(n, k, "sorted", 0, "loops"))
+    assert len(got) == cases.shape_case_count(n, k) == 47 * 3
+    for i in range(0, len(got), k + 1):
+        group = got[i:i + k + 1]
+        srcs = [tuple(s for _, s in sorted(c.moves)) for c in group]
+        assert srcs[0] == shapes.canonical(srcs[0])  # our labelling: the canonical one
+        assert all(shapes.canonical(s) == srcs[0] for s in srcs)  # renamings of it
+        assert all(len(c.moves) == n for c in group)  # self-moves kept under loops
+    # under "all" the self-moves are left out: same move, no [d, d]
+    for c in mv.shapes(n, 0, "sorted", 0, "all"):
+        assert all(d != s for d, s in c.moves)
+
+
+def test_move_orders():
+    c = cases.Case(5, ((0, 1), (1, 2), (2, 0), (4, 3)))
+    rng = random.Random(0)
+    assert cases.reorder_moves(c, "reversed", rng).moves == tuple(reversed(c.moves))
+    shuffled = {cases.reorder_moves(c, "shuffled", rng).moves for _ in range(30)}
+    assert len(shuffled) > 5 and all(sorted(m) == list(c.moves) for m in shuffled)
+
+
+def test_shrink_candidates_keep_registers_and_numbers():
+    rng = random.Random(0)
+    for _ in range(300):
+        case = cases.random_case(rng, rng.randint(1, 12))
+        named = {x for m in case.moves for x in m}
+        for cand in cases.shrink_candidates(case):
+            assert cand.registers == case.registers
+            assert len(cand.moves) < len(case.moves)
+            assert {x for m in cand.moves for x in m} <= named
+            ParallelMove.make(cand.moves, cand.registers)
+
+
+def test_shrinking_routes_around_a_register_to_shorten_a_cycle():
+    four = cases.Case(12, ((0, 1), (1, 2), (2, 10), (10, 0)))
+    threes = [c for c in cases.shrink_candidates(four) if len(c.moves) == 3]
+    assert cases.Case(12, ((0, 2), (2, 10), (10, 0))) in threes  # around r1
+
+
+# ---------------------------------------------------------------------------
+# Classifying one answer
+# ---------------------------------------------------------------------------
+
+
+def test_classify():
+    ct = mv.MoveType("swap")
+    case = cases.Case(2, ((0, 1), (1, 0)))
+    assert C.classify(ct, case, b'{"sequence": [["swap", 0, 1]]}', False) == (C.OK, None)
+    kind, detail = C.classify(ct, case, b'{"sequence": [["mov", 0, 1]]}', False)
+    assert kind == C.WRONG and detail["counterexample"]["location"] == 1
+    assert C.classify(ct, case, b'{"sequence": [["xchg", 0, 1]]}', False)[0] == C.WRONG
+    assert C.classify(ct, case, b'{"sequence": "swap"}', False)[0] == C.WRONG
+    assert C.classify(ct, case, b'{"unsupported": "no"}', False) == (
+        C.REFUSED, {"key": "unsupported", "why": "no"})
+    assert C.classify(ct, case, b'{"error": {"code": 3}}', False) == (
+        C.REFUSED, {"key": "error", "why": '{"code": 3}'})
+    for garbage, why in [
+        (b"[1]", "answer is not a JSON object: b'[1]'"),
+        (b"\xff\xfe", "answer is not JSON (line is not UTF-8 (invalid start byte at byte 0)):"
+                      " b'\\xff\\xfe'"),
+        (b'{"ok": true}', 'answer has none of "sequence", "unsupported", "error": '
+                          'b\'{"ok": true}\''),
+        (b'{"sequence": [], "sequence": [["swap", 0, 1]]}',
+         'answer is not JSON (line is not a valid request: the key "sequence" appears '
+         'twice): b\'{"sequence": [], "sequence": [["swap", 0, 1]]}\''),
+    ]:
+        assert C.classify(ct, case, garbage, False) == (C.GARBAGE, why)
+    temp = mv.MoveType("temp", ("t",))
+    assert C.classify(temp, case, b'{"sequence": [["swap", 0, 1]]}', False)[0] == C.WRONG
+    assert C.classify(temp, case, b'{"sequence": [["mov", "t", 0], ["mov", 0, 1], '
+                      b'["mov", 1, "t"]]}', True) == (C.OK, 0)
+    # no temporary: the bare cycle has no sequence, declining it is right
+    assert C.classify(mv.MoveType("temp"), case, b'{"unsupported": "no"}', False)[0] == \
+        C.REFUSED_OK
+
+
+def test_every_model_has_a_correct_optimal_reference():
+    assert mv.check_reference_table() == []
+    for model in ("temp", "swap", "permi", "spill"):
+        ct = mv.MoveType(model, tuple(mv.DEFAULT_TEMPS[model]))
+        for case in cases.exhaustive_cases(3):
+            ours, how = ct.reference(case)
+            assert ours is not None, how
+            j = ct.judge(case, ours)
+            assert j.ok and ct.gap(case, j) == 0
+
+
+_operand = st.one_of(st.integers(-3, 2**31 + 3), st.booleans(), st.floats(allow_nan=False),
+                     st.sampled_from(["r1", "r01", "t", "", "rax"]), st.none())
+_op = st.one_of(
+    st.tuples(st.sampled_from(["mov", "swap", "load", "store", "perm", "MOV"]),
+              _operand, _operand).map(list),
+    st.lists(_operand, max_size=4),
+    st.just(["perm", [[0, 1], [1, 0]]]),
+    _operand,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_op, max_size=6))
+def test_memoised_parse_is_read_sequence(seq):
+    """The memo must return exactly what oracle.read_sequence returns: the
+    same operations, or the same verdict (True is not 1, 1.0 is not 1)."""
+    want = read_sequence(seq)
+    assert C.parse_sequence(seq) == want
+    assert C.parse_sequence(seq) == want  # and again, from the memo
+
+
+def test_memo_keeps_types_apart():
+    assert C.parse_sequence([["mov", 1, 0]]) == [Mov(1, 0)]
+    assert C.parse_sequence([["mov", True, 0]]) == Verdict(
+        False, 1, op_index=0,
+        reason="operation #0: a location is a register number (int >= 0) or a name "
+               "(string), not True")
+
+
+# ---------------------------------------------------------------------------
+# The session: bounded memory, progress counts checked answers
+# ---------------------------------------------------------------------------
+
+
+class SlowSwap(mv.MoveType):
+    """The swap case type with a slow, counting judge (inline checking)."""
+
+    judged = 0
+
+    def judge(self, case, answer):
+        SlowSwap.judged += 1
+        time.sleep(0.0002)
+        return super().judge(case, answer)
+
+
+def test_cases_are_generated_lazily_and_progress_counts_checked_answers(tmp_path):
+    client = compile_client(tmp_path)
+    generated = [0]
+    ahead = []
+
+    def stream():
+        for c in cases.random_case_stream(8, 0):
+            generated[0] += 1
+            yield c
+
+    seen = []
+
+    def progress(done, total, elapsed):
+        seen.append(done)
+        assert done == SlowSwap.judged  # checked, not merely received
+        ahead.append(generated[0] - done)
+
+    SlowSwap.judged = 0
+    import itertools
+    suite = session.Suite(SlowSwap("swap"), lambda: itertools.islice(stream(), 12_000),
+                          12_000, "12,000 random cases")
+    res = session.run_session([str(client)], suite, False, 10.0, jobs=1, progress=progress)
+    assert res.broken is None and res.checked == 12_000 == seen[-1]
+    assert seen == sorted(seen) and len(seen) > 3
+    # never more than the window of requests (16 blocks of 256) plus the
+    # chunk being filled (1,024) ahead of the checked answers
+    assert max(ahead) <= 16 * 256 + 1024 + 256
+
+
+# ---------------------------------------------------------------------------
+# Shape mode against an order-dependent resolver
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("order, code", [("sorted", 0), ("reversed", 1), ("shuffled", 1)])
+def test_order_dependent_bug_is_caught_by_shuffled_not_sorted(order, code):
+    """tests/clients/order_client.py finds moves by binary search, as if they
+    came sorted by destination: every shape on 6 registers passes sorted;
+    shuffled (and reversed) order catches it, and the smallest case keeps
+    the order it failed in."""
+    got, r, _ = conform_json("--cmd", client_script("order_client.py"), "--model", "swap",
+                             "--registers", "6", "--shapes", "--order", order)
+    assert got == code and r["run"] == 130
+    if code:
+        s = r["smallest_failure"]
+        assert s["fails_alone"] and s["request"]["registers"] == 6
+        dsts = [d for d, _ in s["request"]["moves"]]
+        assert dsts != sorted(dsts)
+
+
+def test_shapes_against_the_c_client_with_renamings(tmp_path):
+    client = compile_client(tmp_path)
+    code, r, _ = conform_json("--cmd", str(client), "--model", "swap", "--registers", "7",
+                              "--shapes", "--relabel", "3", "--order", "shuffled",
+                              "--seed", "ci-1")
+    assert code == 0 and r["run"] == r["planned"] == 343 * 4
+    assert r["cases"] == ("every parallel move on 7 registers up to renaming (343 shapes), "
+                          "each also under 3 random renaming(s) (seed ci-1), moves shuffled "
+                          "(seed ci-1)")
+
+
+# ---------------------------------------------------------------------------
+# Signals: nothing of the program under test is left
+# ---------------------------------------------------------------------------
+
+
+def _alive(marker: str) -> list[int]:
+    """Live processes that carry ``marker`` in their environment and run sleep."""
+    pids = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                if marker.encode() not in (p / "environ").read_bytes():
+                    continue
+                if not (p / "cmdline").read_bytes().startswith(b"sleep"):
+                    continue
+                if (p / "stat").read_text().split()[2] != "Z":
+                    pids.append(int(p.name))
+            except OSError:
+                pass
+    return pids
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+@pytest.mark.parametrize("registers", ["3", "6"])  # inline checking; worker processes
+def test_signal_kills_the_program_and_everything_it_started(sig, registers):
+    """Issue 14, item 4: CI cancels a job with SIGTERM; conform must not
+    leave the program under test (nor its children, nor our checkers)
+    running."""
+    marker = f"VERIFIED_CONFORM_TEST={os.getpid()}-{sig}-{registers}"
+    env = dict(os.environ, VERIFIED_CONFORM_TEST=marker.split("=")[1])
+    # a shell that starts a grandchild, then a program that never answers
+    cmd = "sh -c 'sleep 600 & exec sleep 601'"
+    proc = subprocess.Popen([sys.executable, "-m", "verified.cli", "conform", "--cmd", cmd,
+                             "--model", "swap", "--registers", registers, "--timeout", "300",
+                             "--progress", "never"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    deadline = time.monotonic() + 30
+    while len(_alive(marker)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(_alive(marker)) == 2
+    children = [int(x) for x in subprocess.run(
+        ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()]
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == (-sig if sig != signal.SIGINT else 130)
+    assert b"Traceback" not in err
+    if sig != signal.SIGINT:
+        assert err.decode() == (f"verified conform: stopped by {sig.name}; the program and "
+                                f"its process group were killed\n")
+    deadline = time.monotonic() + 5
+    while _alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _alive(marker) == []
+    for pid in children:  # the checker processes too
+        assert not Path(f"/proc/{pid}").exists() or \
+            Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"

@@ -1,0 +1,112 @@
+"""Support code (no tests here) for tests/kits: compiling the client kits'
+examples and drivers into temporary directories, and running
+`verified conform` on them."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KITS = ROOT / "kits"
+HERE = Path(__file__).resolve().parent
+CLIENTS_DOC = ROOT / "docs" / "clients.md"
+
+C_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O2"]
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+
+
+def tool(*names: str) -> str | None:
+    for name in names:
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def c_compiler() -> str:
+    cc = tool(os.environ.get("CC", ""), "cc", "gcc", "clang")
+    if cc is None:
+        pytest.skip("no C compiler (cc/gcc/clang) on PATH: the C kit tests need one")
+    return cc
+
+
+def rustc() -> str:
+    rc = tool("rustc")
+    if rc is None:
+        pytest.skip("no rustc on PATH: the Rust kit tests need one (no cargo, no crates)")
+    return rc
+
+
+@functools.lru_cache(maxsize=None)
+def sanitizers_work(cc: str) -> bool:
+    """Can ``cc`` build and run an ASan+UBSan program here?"""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        src, exe = Path(d) / "probe.c", Path(d) / "probe"
+        src.write_text("int main(void) { return 0; }\n")
+        built = subprocess.run([cc, *SANITIZE, "-o", str(exe), str(src)], capture_output=True)
+        return built.returncode == 0 and subprocess.run([str(exe)]).returncode == 0
+
+
+def compile_c(src: Path, exe: Path, *extra: str, sanitize: bool = False) -> Path:
+    """Compile one C file warning-free (-Werror) with the kit's header on the
+    include path; the compiler's messages are the failure text."""
+    cc = c_compiler()
+    cmd = [cc, *C_FLAGS, *(SANITIZE if sanitize else []), *extra,
+           "-I", str(KITS / "c"), "-o", str(exe), str(src)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0 and not proc.stderr, f"{' '.join(cmd)}\n{proc.stderr}"
+    return exe
+
+
+def compile_rust(src: Path, exe: Path, *extra: str) -> Path:
+    """``rustc --edition 2021 -O SRC`` as docs/clients.md says; no warnings."""
+    cmd = [rustc(), "--edition", "2021", "-O", *extra, str(src), "-o", str(exe)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0 and not proc.stderr, f"{' '.join(cmd)}\n{proc.stderr}"
+    return exe
+
+
+def verified_argv() -> list[str]:
+    """The installed ``verified`` script next to this interpreter (what a
+    client author runs), else ``python -m verified.cli``."""
+    script = Path(sys.executable).parent / "verified"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "verified.cli"]
+
+
+def conform(cmd: list[str], *args: str) -> tuple[int, dict]:
+    """``verified conform --cmd CMD ARGS --json``: (exit status, report)."""
+    import shlex
+
+    proc = subprocess.run(
+        [*verified_argv(), "conform", "--cmd", shlex.join(cmd), *args,
+         "--json", "--progress", "never"],
+        capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def run(cmd: list[str], data: bytes, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Feed ``data`` to a program; it must exit 0 with nothing on stderr
+    (a sanitizer report or a Rust panic lands there)."""
+    proc = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout)
+    assert proc.returncode == 0 and not proc.stderr, (
+        f"{cmd} exited {proc.returncode}\n{proc.stderr.decode('utf-8', 'replace')[-3000:]}")
+    return proc
+
+
+def doc_block(lang: str) -> str:
+    """The one ```LANG code block of docs/clients.md (the examples there are
+    the ones tested, so the page cannot drift from what works)."""
+    blocks = re.findall(rf"^```{lang}\n(.*?)^```", CLIENTS_DOC.read_text(), re.S | re.M)
+    assert len(blocks) == 1, f"docs/clients.md has {len(blocks)} ```{lang} blocks, expected 1"
+    return blocks[0]

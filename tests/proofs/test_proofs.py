@@ -1,0 +1,165 @@
+"""Quick versions of the proofs (make test) and the checks that tie the Z3
+encodings to the Python code.  The full runs are `make proofs` and
+`make crosshair`."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import z3
+
+from proofs import COUNTEREXAMPLE, PROVED, Timer, optimality, parmove, semantics_z3, shuf, xchg, xor_swap
+from verified.algorithms.shuf import Shuf
+from verified.algorithms.shuf import check_invariant as _check_invariant
+
+
+# -- semantics ----------------------------------------------------------------
+
+
+def test_z3_semantics_agrees_with_python_interpreter():
+    oks, bad, _ = semantics_z3.cross_check(2000, seed=7)
+    assert bad == []
+    assert 50 < oks < 1950  # both verdicts are exercised
+
+
+def test_cross_check_catches_a_wrong_encoding(monkeypatch):
+    """The cross-check can fail: a swap encoded as a move is caught."""
+    monkeypatch.setattr(semantics_z3, "_swap", lambda st, a, b: semantics_z3._mov(st, a, b))
+    _, bad, _ = semantics_z3.cross_check(300, seed=1)
+    assert bad
+
+
+# -- shuf -----------------------------------------------------------------------
+
+
+def _run_python(srcs):
+    """Python Shuf step by step: (masks before, action) pairs, values tracked."""
+    n = len(srcs)
+    s = Shuf(n)
+    for d, src in enumerate(srcs):
+        s.add(d, src)
+    cur = list(range(n))
+    trace = []
+    while True:
+        before = list(s.forward)
+        _check_invariant(s.forward, cur, srcs)
+        a = s.next_action()
+        trace.append((before, a))
+        if a is None:
+            break
+        if a.kind == "move":
+            cur[a.dst] = cur[a.src]
+        else:
+            cur[a.src], cur[a.dst] = cur[a.dst], cur[a.src]
+    assert cur == list(srcs)
+    return trace
+
+
+def test_python_invariant_holds_on_random_runs():
+    rng = random.Random(3)
+    for _ in range(400):
+        n = rng.randint(1, 9)
+        _run_python([rng.randrange(n) for _ in range(n)])
+
+
+def test_python_invariant_can_fail():
+    with pytest.raises(AssertionError):
+        _check_invariant([0b10, 0], [0, 1], [0, 1])  # bit 1 pending, but slot 1 is satisfied
+
+
+def test_z3_shuf_encoding_agrees_with_python_step_by_step():
+    """The Z3 re-encoding of shuf_next (walk + update) and the Python code
+    produce the same action and the same masks at every step."""
+    rng = random.Random(11)
+    for _ in range(60):
+        n = rng.randint(2, 6)
+        srcs = [rng.randrange(n) for _ in range(n)]
+        F = [z3.BitVec(f"F{r}", n) for r in range(n)]
+        done, kind, i, nxt = shuf.bv_walk(F, n)
+        cur = [z3.BitVec(f"c{r}", 4) for r in range(n)]
+        F2, _ = shuf.bv_update(F, cur, kind, i, nxt, n)
+        for before, action in _run_python(srcs):
+            sub = [(F[r], z3.BitVecVal(before[r], n)) for r in range(n)]
+            ev = lambda t: z3.simplify(z3.substitute(t, *sub))
+            assert z3.is_true(ev(done))
+            k = ev(kind).as_long()
+            if action is None:
+                assert k == 0
+                continue
+            assert (k, ev(i).as_long(), ev(nxt).as_long()) == (
+                {"move": 1, "swap": 2}[action.kind], action.src, action.dst)
+        # and the masks after each step: replay
+        s = Shuf(n)
+        for d, src in enumerate(srcs):
+            s.add(d, src)
+        while True:
+            before = list(s.forward)
+            if s.next_action() is None:
+                break
+            sub = [(F[r], z3.BitVecVal(before[r], n)) for r in range(n)]
+            got = [z3.simplify(z3.substitute(x, *sub)).as_long() for x in F2]
+            assert got == s.forward
+
+
+def test_shuf_unbounded_lemmas_and_a_mutant():
+    for fn in (shuf.lemma_init, shuf.lemma_move, shuf.lemma_swap, shuf.lemma_done,
+               shuf.lemma_walk):
+        assert shuf.run_lemma(fn) == PROVED, fn.__name__
+    # a false lemma reports a (finite, genuine) counterexample
+    assert shuf.lemma_swap(shuf.finite_slots(3), Timer(),
+                           "no_mask_swap") == COUNTEREXAMPLE
+
+
+def test_shuf_whole_algorithm_small_n_and_mutant():
+    assert shuf.whole_algorithm(3)[0] == PROVED
+    assert shuf.whole_algorithm(3, mutant="no_mask_swap")[0] == COUNTEREXAMPLE
+    assert shuf.whole_algorithm(3, mutant="skip_slot0")[0] == COUNTEREXAMPLE
+
+
+# -- parmove / xchg -------------------------------------------------------------
+
+
+def test_leroy_rules_and_mutants():
+    for row in parmove.unbounded_claims():
+        assert row["result"] == row["expect"], row
+
+
+def test_parmove_bounded_and_mutants():
+    for row in parmove.bounded_claims((3,)) + parmove.mutant_claims(3):
+        assert row["result"] == row["expect"], row
+
+
+def test_xchg_claims_quick():
+    rows = xchg.claims(quick=True)
+    assert all(r["result"] == r["expect"] for r in rows), rows
+    published = [r for r in rows if r["claim"].startswith("xchg_as_published")]
+    assert published and published[0]["result"] == COUNTEREXAMPLE
+
+
+# -- optimality, xor ------------------------------------------------------------
+
+
+def test_optimality_small_n_and_mutant():
+    assert optimality.optimality(3, "swap")[0] == PROVED
+    assert optimality.optimality(3, "temp")[0] == PROVED
+    assert optimality.optimality(2, "swap", mutant="bound_too_high")[0] == COUNTEREXAMPLE
+
+
+def test_xor_swap():
+    rows = xor_swap.claims(quick=True)
+    assert all(r["result"] == r["expect"] for r in rows), rows
+
+
+# -- runner ---------------------------------------------------------------------
+
+
+def test_runner_fails_on_an_unexpected_result(monkeypatch, capsys):
+    from proofs import __main__ as runner
+
+    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: (
+        [{"claim": "x", "n": 2, "result": "unknown", "seconds": 0.0, "expect": "proved"}], []))
+    assert runner.main(["--quick"]) == 1
+    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: (
+        [{"claim": "x", "n": 2, "result": "proved", "seconds": 0.0, "expect": "proved"}], []))
+    assert runner.main(["--quick"]) == 0

@@ -1,0 +1,28 @@
+"""The reference algorithms, one file per algorithm family, each on top of
+``verified.core`` and registered once in ``registry.ALGORITHMS`` (the
+``@algorithm`` line on its function is its contract).
+
+Importing this package registers them all; ``ALGORITHMS`` is in this order (the order of
+``verified solve --help`` and of the docs):
+
+* ``shuf.py``: the bitset shuffler (swap model);
+* ``leroy.py``: Leroy et al., recursive and iterative (temp model);
+* ``windmill.py``: the windmill family: windmill, mincopy (temp model);
+* ``xchg.py``: the 2007 mov/xchg algorithm as published and corrected;
+* ``greedy.py``, ``copyset.py``: GREEDY and the optimal copy set (permi);
+
+and alongside: ``optimum.py`` (the closed forms), ``search.py`` (the permi
+ground-truth search), ``temporary.py`` (the temporary of the temp model).
+"""
+
+from . import copyset, greedy, leroy, shuf, windmill, xchg
+from .registry import ALGORITHMS, Algorithm, solve
+
+#: the order of the docs: by family as listed above, then by place in the file
+_FAMILIES = [m.__name__ for m in (shuf, leroy, windmill, xchg, greedy, copyset)]
+_order = sorted(ALGORITHMS.values(), key=lambda a: (
+    _FAMILIES.index(a.module), a.raw.__code__.co_firstlineno))
+ALGORITHMS.clear()
+ALGORITHMS.update((a.name, a) for a in _order)
+
+__all__ = ["ALGORITHMS", "Algorithm", "solve"]

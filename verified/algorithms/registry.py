@@ -1,0 +1,157 @@
+"""The one list of reference algorithms, and where each one's contract is
+written: the ``@algorithm(...)`` line on top of its function.
+
+The decorator records the algorithm under its protocol name (the name
+``verified solve --algorithm NAME`` takes) with its model, the contract it is
+written for, its exact length bound, whether that bound is the optimum, its
+source and the file of its proof, and wraps the function so that every call
+checks the postcondition once (``core.oracle.ensure``: the sequence
+implements the move, and has exactly the bound's length).  Nothing else in
+the project lists the algorithms: ``solve``, ``exhaustive``, ``vectors``, the
+benchmarks, the proofs, the CrossHair targets and the tests all read
+``ALGORITHMS``.  ``docs/algorithms.md`` and the README are checked against
+it by ``tests/test_docs.py``.
+
+An algorithm function takes ``(pm, ...)`` and returns its operations.  Extra
+keyword arguments pass through (``trace=`` hooks, ``temp=``, ``preserve=``
+for the algorithms written for the "loops" contract and for those that take
+a ``preserve`` parameter to use what "loops" frees).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from ..core.oracle import PostconditionError, ensure
+from ..core.semantics import MODELS, Operation, ParallelMove, PreconditionError
+
+#: the length bound: (pm, preserve) -> exact number of operations
+Bound = Callable[[ParallelMove, str], int]
+#: an extra shape check on the output: (pm, ops) -> None or why it is wrong
+Shape = Callable[[ParallelMove, list], "str | None"]
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One registered algorithm (its contract, in one place)."""
+
+    name: str
+    #: the checked entry point (postcondition on every call)
+    function: Callable[..., list[Operation]]
+    #: the same function without the postcondition (mutants, CrossHair)
+    raw: Callable[..., list[Operation]]
+    #: the model whose operations it emits
+    model: str
+    #: the contract it is written for.  An "all" algorithm's output also
+    #: meets "loops"; a "loops" algorithm is told the request's contract
+    #: (called as f(pm, preserve=...)).
+    preserve: str
+    #: exact length of every output, or None (no claim)
+    bound: Bound | None
+    #: the bound in words, as the docs print it
+    bound_text: str
+    #: the bound is the optimum of the model (proved in ``proof``)
+    optimal: bool
+    #: a sequence for every move in its domain (False: kept on purpose wrong)
+    correct: bool
+    summary: str
+    #: where the algorithm comes from (paper, write-up)
+    source: str
+    #: the file of its proof, relative to the repository root
+    proof: str | None
+    #: the module that defines it
+    module: str
+    shape: Shape | None = None
+    #: the function takes ``preserve=`` and is told the request's contract
+    #: (every "loops" algorithm; an "all" one such as mincopy that also uses
+    #: the dead locations "loops" frees)
+    told_contract: bool = False
+
+    def __call__(self, pm: ParallelMove, **kwargs) -> list[Operation]:
+        return self.function(pm, **kwargs)
+
+
+#: Every reference algorithm, by protocol name, in registration order.
+ALGORITHMS: dict[str, Algorithm] = {}
+
+_RAW = [0]  # > 0 while a mutant module is being defined (see ``raw_definitions``)
+
+
+@contextlib.contextmanager
+def raw_definitions() -> Iterator[None]:
+    """While active, ``@algorithm`` returns the function unchanged: no
+    postcondition, no registration.  The mutant loader (``mutants/``) uses it
+    so that a mutated copy of a module neither replaces the real algorithm
+    nor is caught by its own postcondition (the checkers under test must
+    catch it)."""
+    _RAW[0] += 1
+    try:
+        yield
+    finally:
+        _RAW[0] -= 1
+
+
+def algorithm(
+    name: str, *, model: str, summary: str, source: str,
+    bound: Bound | None = None, bound_text: str = "none", optimal: bool = False,
+    preserve: str = "all", correct: bool = True, proof: str | None = None,
+    shape: Shape | None = None,
+) -> Callable[[Callable], Callable]:
+    """Register the decorated function as algorithm ``name``; see the
+    module docstring."""
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}")
+
+    def register(fn: Callable[..., list[Operation]]) -> Callable[..., list[Operation]]:
+        if _RAW[0]:
+            return fn
+        if name in ALGORITHMS:
+            raise ValueError(f"algorithm {name!r} is registered twice")
+
+        signature = inspect.signature(fn)
+        told = preserve == "loops" or "preserve" in signature.parameters
+
+        @functools.wraps(fn)
+        def checked(pm: ParallelMove, *args, **kwargs) -> list[Operation]:
+            ops = fn(pm, *args, **kwargs)
+            if correct:
+                contract = "all"
+                if told:  # the contract it was asked for
+                    bound_args = signature.bind(pm, *args, **kwargs)
+                    bound_args.apply_defaults()
+                    contract = bound_args.arguments["preserve"]
+                length = None if bound is None else bound(pm, contract)
+                ensure(pm, ops, model, contract, length=length, algorithm=name)
+                if shape is not None and (why := shape(pm, ops)) is not None:
+                    raise PostconditionError(f"{name} on {pm}: {why}")
+            return ops
+
+        checked.algorithm = name  # type: ignore[attr-defined]
+        ALGORITHMS[name] = Algorithm(
+            name, checked, fn, model, preserve, bound, bound_text, optimal,
+            correct, summary, source, proof, fn.__module__, shape, told)
+        return checked
+
+    return register
+
+
+def solve(
+    name: str, pm: ParallelMove, model: str | None = None, preserve: str = "all"
+) -> list[Operation]:
+    """Run algorithm ``name`` on ``pm``; if ``model`` is given, refuse when
+    the algorithm's operations are not all available in it."""
+    algo = ALGORITHMS.get(name)
+    if algo is None:
+        raise PreconditionError(
+            f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
+    if model is not None and not set(MODELS[algo.model]) <= set(MODELS[model]):
+        raise PreconditionError(
+            f"algorithm {name} emits {algo.model}-model operations, which the "
+            f"{model} model does not have")
+    if algo.told_contract:
+        return algo.function(pm, preserve=preserve)
+    return algo.function(pm)

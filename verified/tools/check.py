@@ -1,0 +1,78 @@
+"""``verified check``: the oracle over the wire (``docs/protocol.md``).
+Reads one JSON request per line, answers each with the verdict of
+``core.oracle.implements`` and the optimum of ``algorithms.optimum``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..algorithms.optimum import optimum
+from ..core.exits import EXIT_OK, EXIT_WRONG
+from ..core.oracle import Verdict, implements, read_sequence
+from .wire import Request, parse_request, serve_paths
+
+
+def check_request(req: Request) -> dict:
+    """The oracle's JSON answer for one parsed request with a sequence."""
+    ops = read_sequence(req.sequence)
+    verdict = ops if isinstance(ops, Verdict) else implements(
+        req.pm, ops, req.model, req.preserve)
+    out = verdict.to_json()
+    best = optimum(req.pm, req.model, req.preserve)
+    out["optimal"] = best.length
+    if best.note:
+        out["optimal_note"] = best.note
+    return out
+
+
+CHECK_HELP = """\
+Reads one JSON request per line (from FILEs or stdin) and writes one JSON
+answer per line to stdout.
+
+request fields:
+  moves      [[dst, src], ...]   the parallel move; destinations distinct
+  model      "temp" | "swap" | "permi" | "spill"   which operations are allowed
+  sequence   [op, ...]            the sequence to check, each op one of
+             ["mov", dst, src]  ["swap", a, b]  ["perm", [[dst, src], ...]]
+             ["load", reg, slot]  ["store", reg, slot]
+  temps      [loc, ...]           locations the sequence may overwrite freely
+  registers  n                    register file r0..r{n-1} (default: the
+                                  locations the moves name)
+  preserve   "all" (default) | "loops"   what must survive: "all" = every
+             location not written by the move keeps its value (CompCert);
+             "loops" = only destinations, [u, u] keeps u (permi paper)
+  id         anything; echoed back
+
+A location is a register number (3 = r3) or a name ("rax", "m0", "t").
+
+answers:
+  {"ok": true, "length": 1, "optimal": 1}
+  {"ok": false, "length": 2, "optimal": 2, "reason": "...",
+   "counterexample": {"location": 2, "expected": "r1", "got": "r0"}}
+  {"error": "line 3: destination r1 is written twice: ..."}
+
+exit status (docs/exit-codes.md): 0 every sequence ok; 1 some sequence
+wrong (this outranks bad input); 2 no sequence wrong but some line was bad
+input or some FILE could not be read (each FILE is still checked; an
+unreadable one is named on stderr).
+
+example:
+  echo '{"moves": [[1,0],[0,1]], "model": "swap", "sequence": [["swap",0,1]]}' \\
+    | verified check
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = CHECK_HELP
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="JSON-lines files to check (default: stdin; - is stdin)")
+
+
+def _handle_check(obj: object) -> tuple[dict, int]:
+    answer = check_request(parse_request(obj, need_sequence=True))
+    return answer, EXIT_OK if answer["ok"] else EXIT_WRONG
+
+
+def run(args: argparse.Namespace) -> int:
+    return serve_paths(args.files, sys.stdout, _handle_check, "check")

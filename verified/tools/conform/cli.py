@@ -1,0 +1,547 @@
+"""The ``verified conform`` command line: options, their validation, the run
+(session, shrinking, re-running a broken case alone) and the report (text,
+or one JSON object with ``--json``).  ``docs/conform.md`` is the reference;
+its options table and the README's are generated from this parser
+(``options_markdown``) and compared by a test."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import sys
+from typing import Any, Callable
+
+from ...core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG
+from ...core.semantics import MODELS, ParallelMove, PreconditionError, check_registers, location
+from ... import cases as gen
+from . import moves as mv
+from .checker import INTERNAL, OK, REFUSED, REFUSED_OK, WRONG, Example, Tally
+from .partner import Terminated, die_of, signals_end_partners
+from .session import Result, Suite, run_session
+from .shrink import Shrunk, shrink
+
+HELP = """\
+Drives PROGRAM over the JSON-lines protocol: one request per line on its
+stdin, one answer per line on its stdout, each checked by the oracle as it
+comes (docs/conform.md).
+
+  request:  {"moves": [[dst, src], ...], "model": M, "temps": [...], "registers": n}
+  answer:   {"sequence": [...]}            the operations
+            {"unsupported": "why"}         declines the case ({"error": "why"} too):
+                                           right only when no sequence exists
+
+With --allocator the requests are straight-line SSA tapes, {"tape": [...],
+"registers": n}, and the answers allocated programs, {"program": [...]}.
+
+Reports the answers checked, the wrong ones (the first, and the smallest,
+shrunk by re-running PROGRAM on fewer moves with the same register
+numbers), the solvable cases it declined (each with our sequence as the
+witness), and with --optimal the gap to the optimum with the smallest case
+of each gap.  A program that hangs (--timeout per answer), crashes, exits
+early, prints garbage, or skips or repeats an answer line broke the
+protocol: that is reported first, with the case it was on.
+
+exit status: 0 every answer correct; 1 a wrong sequence or allocation, or a
+solvable case declined (unless --allow-refusals); 2 bad use, or a program
+that broke the protocol (and nothing wrong before the break).  A wrong
+sequence always exits 1.
+
+examples:
+  verified conform --cmd ./my_resolver --model swap --registers 6 --exhaustive --optimal
+  verified conform --cmd ./my_resolver --model swap --registers 16 --shapes --order shuffled
+  verified conform --cmd ./my_allocator --allocator --registers 3 --exhaustive
+"""
+
+#: --exhaustive and --shapes stop where the count runs into hours
+MAX_EXHAUSTIVE = 7
+MAX_SHAPES = 18
+MAX_TAPE_OPS = 5
+
+
+def _temp_arg(text: str):
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = text
+    try:
+        return location(value)
+    except PreconditionError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = HELP
+    parser.add_argument("--cmd", required=True, metavar='"PROGRAM ARGS"',
+                        help="the program to test (split like a shell would, not run by one)")
+    parser.add_argument("--model", choices=list(MODELS), default=None,
+                        help="the operations PROGRAM may answer with (required for "
+                        "parallel moves; spill = mov, load, store)")
+    parser.add_argument("--temps", nargs="*", type=_temp_arg, default=None, metavar="LOC",
+                        help='temporaries to declare (default: t for temp, the slot m0 '
+                        'for spill, none for swap and permi); a number is a register, e.g. 16')
+    parser.add_argument("--registers", "-n", type=int, default=4, metavar="N",
+                        help="register count: every n <= N with --exhaustive, exactly N "
+                        "with --random and --shapes (default 4)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--exhaustive", action="store_true",
+                      help=f"every parallel move over 1..N registers, N <= {MAX_EXHAUSTIVE} "
+                      f"(the default); with --allocator every tape of <= {MAX_TAPE_OPS} "
+                      "operations and the named allocator states")
+    mode.add_argument("--random", type=int, metavar="K", help="K seeded random cases (K >= 1)")
+    mode.add_argument("--shapes", action="store_true",
+                      help="every parallel move on N registers up to renaming "
+                      f"(3,799,624 at N = 16; N <= {MAX_SHAPES})")
+    parser.add_argument("--relabel", type=int, default=None, metavar="K",
+                        help="with --shapes: also send each shape under K random "
+                        "renamings of its registers (default 0)")
+    parser.add_argument("--order", choices=list(gen.shapes.ORDERS), default=None,
+                        help="order of the moves in each request (default sorted, by "
+                        "destination); shuffled catches a program that depends on it")
+    parser.add_argument("--seed", default=None, metavar="S",
+                        help="seed for --random, --relabel and --order shuffled: any "
+                        "non-empty text, e.g. a CI build number (default 0)")
+    parser.add_argument("--no-fan-out", action="store_true",
+                        help="only moves where no location is read twice (out-degree <= 1: "
+                        "GREEDY's domain; GREEDY's contract is --preserve loops); "
+                        "shrinking stays inside this domain")
+    parser.add_argument("--preserve", choices=["all", "loops"], default=None,
+                        help='the contract (default "all"; "loops" is sent in each request)')
+    parser.add_argument("--optimal", action="store_true",
+                        help="also report answer length - optimum, with the smallest "
+                        "case of each gap and our optimal sequence")
+    parser.add_argument("--allow-refusals", action="store_true",
+                        help="declining a solvable case is reported but does not fail "
+                        "the run (exit 0)")
+    parser.add_argument("--allocator", action="store_true",
+                        help="test a register allocator: send SSA tapes, check each "
+                        "allocated program (docs/conform.md, 'Allocators')")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="longest wait for any one answer (default 10)")
+    parser.add_argument("--jobs", "-j", type=int, default=None, metavar="J",
+                        help="checker processes (default: one per core; 1 = check inline)")
+    parser.add_argument("--no-shrink", action="store_true",
+                        help="report the smallest wrong answer found without shrinking it")
+    parser.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
+                        help="answers checked and ETA on stderr (auto: live on a "
+                        "terminal, else every 10 s)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the report as one JSON object instead of text")
+
+
+# ---------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------
+
+
+class BadUse(Exception):
+    pass
+
+
+def _need(ok: bool, message: str) -> None:
+    if not ok:
+        raise BadUse(message)
+
+
+def _validate_numbers(args: argparse.Namespace) -> None:
+    t = args.timeout
+    _need(math.isfinite(t) and t > 0,
+          f"--timeout must be a finite number of seconds > 0, not {t:g}")
+    if args.jobs is not None:
+        _need(1 <= args.jobs <= 256, f"--jobs must be 1..256 (1 = check inline), not {args.jobs}")
+    if args.random is not None:
+        _need(args.random >= 1, f"--random needs K >= 1, not {args.random}: a run that "
+              "checks nothing cannot pass")
+    if args.relabel is not None:
+        _need(args.shapes, "--relabel goes with --shapes")
+        _need(0 <= args.relabel <= 1000, f"--relabel must be 0..1000, not {args.relabel}")
+    if args.seed is not None:
+        _need(args.seed.strip() != "", '--seed is empty (an unset CI variable?); give a '
+              'number or any text, e.g. --seed "${CI_BUILD_ID:-0}"')
+
+
+def build_suite(args: argparse.Namespace) -> tuple[list[str], Suite]:
+    """Validate the options and build the suite; ``BadUse`` says what is wrong."""
+    try:
+        argv = shlex.split(args.cmd)
+    except ValueError as e:
+        raise BadUse(f"--cmd: {e}") from None
+    _need(bool(argv), "--cmd is empty")
+    _validate_numbers(args)
+    seed = args.seed if args.seed is not None else 0
+    if args.allocator:
+        from . import tapes
+        for name, given in (("--model", args.model), ("--temps", args.temps),
+                            ("--preserve", args.preserve), ("--order", args.order),
+                            ("--no-fan-out", args.no_fan_out or None),
+                            ("--optimal", args.optimal or None), ("--shapes", args.shapes or None)):
+            _need(given is None, f"{name} is for parallel moves, not --allocator")
+        try:
+            check_registers(args.registers, least=2, what="--registers")
+        except PreconditionError as e:
+            raise BadUse(f"{e} (an allocator needs two registers)") from None
+        return argv, tapes.suite(args.registers, args.random, seed)
+    _need(args.model is not None, "--model is required (temp, swap, permi or spill), "
+          "or --allocator")
+    try:
+        check_registers(args.registers, least=1, what="--registers")
+    except PreconditionError as e:
+        raise BadUse(str(e)) from None
+    n = args.registers
+    preserve = args.preserve or "all"
+    temps = mv.DEFAULT_TEMPS[args.model] if args.temps is None else args.temps
+    try:  # temporaries must lie outside every register file we send
+        ParallelMove.make([], registers=n, temps=temps)
+    except PreconditionError as e:
+        raise BadUse(f"--temps: {e}") from None
+    fan_out = not args.no_fan_out
+    ct = mv.MoveType(args.model, tuple(temps), preserve, fan_out)
+    order = args.order or "sorted"
+    what_order = "" if order == "sorted" else f", moves {order}"
+    if args.random is not None:
+        k = args.random
+        cases = lambda: mv.ordered(mv.random(n, k, seed, fan_out), order, seed)
+        what = f"{k:,} random cases over {n} registers (seed {seed})"
+        planned = k
+    elif args.shapes:
+        _need(n <= MAX_SHAPES, f"--shapes over {n} registers is "
+              f"{gen.shapes.shape_count(n):,} shapes; use --random K beyond {MAX_SHAPES}")
+        _need(fan_out, "--shapes and --no-fan-out do not go together: shapes are total moves")
+        relabel = args.relabel or 0
+        cases = lambda: mv.shapes(n, relabel, order, seed, preserve)
+        planned = gen.shape_case_count(n, relabel)
+        what = (f"every parallel move on {n} registers up to renaming "
+                f"({gen.shapes.shape_count(n):,} shapes)")
+        if relabel:
+            what += f", each also under {relabel} random renaming(s) (seed {seed})"
+        if order == "shuffled":
+            what_order += f" (seed {seed})"
+    else:
+        _need(n <= MAX_EXHAUSTIVE, f"--exhaustive over {n} registers is "
+              f"{gen.exhaustive_count(n):,} cases; use --shapes (every move up to renaming) "
+              f"or --random K beyond {MAX_EXHAUSTIVE}")
+        cases = lambda: mv.ordered(mv.exhaustive(n, fan_out), order, seed)
+        planned = mv.exhaustive_planned(n, fan_out)
+        what = f"exhaustive, every parallel move over 1..{n} registers"
+    if not fan_out:
+        what += ", no fan-out"
+    return argv, Suite(ct, cases, planned, what + what_order)
+
+
+# ---------------------------------------------------------------------------
+# The run
+# ---------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        argv, suite = build_suite(args)
+    except BadUse as e:
+        print(f"verified conform: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        with signals_end_partners():
+            return _run(args, argv, suite)
+    except Terminated as t:
+        print(f"verified conform: stopped by {_signame(t.signum)}; the program and its "
+              f"process group were killed", file=sys.stderr)
+        die_of(t.signum)
+        return 128 + t.signum  # not reached: the signal ends us
+
+
+def _signame(signum: int) -> str:
+    import signal
+    return signal.Signals(signum).name
+
+
+def _run(args: argparse.Namespace, argv: list[str], suite: Suite) -> int:
+    jobs = args.jobs or os.cpu_count() or 1
+    printer = _progress_printer(args.progress)
+    res = run_session(argv, suite, args.optimal, args.timeout, jobs, printer)
+    if printer is not None and sys.stderr.isatty():
+        print(" " * 78, end="\r", file=sys.stderr)
+    ct = suite.case_type
+    wrong = res.tally.smallest.get(WRONG)
+    if not res.shift_caused and wrong is None:
+        wrong = res.after.smallest.get(WRONG)
+    shrunk = None
+    if wrong is not None:
+        case = ct.decode(json.loads(wrong.request))
+        if args.no_shrink:
+            shrunk = Shrunk(case, wrong, 0, False)
+        else:
+            shrunk = shrink(argv, ct, case, wrong, args.timeout)
+    alone = None
+    b = res.broken
+    if b is not None and b.request is not None and b.kind in (
+            "timeout", "crash", "exited early", "garbage"):
+        again = run_session(argv, Suite(ct, lambda: [ct.decode(json.loads(b.request))], 1,
+                                        "alone"), False, args.timeout)
+        alone = again.broken is not None and again.broken.kind == b.kind
+    report = make_report(args, suite, res, shrunk, alone, wrong)
+    print(json.dumps(report, indent=2) if args.json else text_report(report))
+    return report["exit"]
+
+
+def _progress_printer(mode: str) -> Callable[[int, int, float], None] | None:
+    if mode == "never":
+        return None
+    tty = sys.stderr.isatty()
+    if mode == "auto" and not tty:
+        state = {"last": 0.0}
+
+        def every_10s(done: int, total: int, elapsed: float) -> None:
+            if elapsed - state["last"] >= 10:
+                state["last"] = elapsed
+                print(progress_text(done, total, elapsed), file=sys.stderr, flush=True)
+        return every_10s
+
+    def live(done: int, total: int, elapsed: float) -> None:
+        print(progress_text(done, total, elapsed), end="\r" if tty else "\n",
+              file=sys.stderr, flush=True)
+    return live
+
+
+def progress_text(done: int, total: int, elapsed: float) -> str:
+    rate = done / elapsed if elapsed > 0 else 0.0
+    eta = f"{(total - done) / rate:.0f} s" if rate > 0 else "?"
+    return (f"conform: {done:,}/{total:,} answers checked ({100 * done / max(total, 1):.0f}%), "
+            f"{rate:,.0f}/s, ETA {eta}   ")
+
+
+# ---------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------
+
+
+def exit_status(res: Result, allow_refusals: bool) -> int:
+    """1 beats 2 beats 0: a wrong answer always exits 1; a declined solvable
+    case exits 1 unless allowed; a broken program, a checker error or a run
+    that checked nothing exits 2."""
+    counted = [res.tally] + ([] if res.shift_caused else [res.after])
+    wrong = sum(t.counts[WRONG] for t in counted)
+    refused = sum(t.counts[REFUSED] for t in counted)
+    if wrong or (refused and not allow_refusals):
+        return EXIT_WRONG
+    internal = res.internal or sum(t.counts[INTERNAL] for t in counted)
+    if res.broken or internal or res.checked == 0:
+        return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
+def _example(ct, ex: Example, with_reference: bool = False) -> dict:
+    req = json.loads(ex.request)
+    case = ct.decode(req)
+    out: dict[str, Any] = {"case": ex.index, "request": req, "what": ct.describe(case),
+                           "answer": ex.answer.decode("utf-8", "replace")}
+    if ex.detail is not None:
+        out["verdict"] = ex.detail
+    if with_reference:
+        ours, how = ct.reference(case)
+        out["ours"] = ours
+        out["ours_from"] = how
+    return out
+
+
+def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
+                alone: bool | None, wrong_found: Example | None = None) -> dict:
+    ct = suite.case_type
+    status = exit_status(res, args.allow_refusals)
+    t = res.tally
+    counted = Tally()
+    counted.merge(t)
+    if not res.shift_caused:
+        counted.merge(res.after)
+    rate = res.checked / res.seconds if res.seconds > 0 else 0.0
+    r: dict[str, Any] = {"program": args.cmd, "exit": status}
+    if isinstance(ct, mv.MoveType):
+        r.update(model=ct.model, temps=list(ct.temps), preserve=ct.preserve)
+    else:
+        r.update(allocator=True)
+    r.update({
+        "cases": suite.description, "planned": res.planned, "run": res.checked,
+        "correct": counted.counts[OK] + counted.counts[REFUSED_OK],
+        "refused_unsolvable": counted.counts[REFUSED_OK],
+        "failures": counted.counts[WRONG],
+        "refusals": counted.counts[REFUSED],
+        "seconds": round(res.seconds, 3), "cases_per_second": round(rate),
+    })
+    b = res.broken
+    if b is not None:
+        r["broken"] = {"kind": b.kind, "message": b.message, "stderr": b.stderr[-1500:]}
+        if b.index is not None:
+            r["broken"]["case"] = b.index
+        if b.request is not None:
+            r["broken"]["request"] = json.loads(b.request)
+            r["broken"]["reproduced_alone"] = alone
+        if res.shift_caused:
+            a = res.after
+            r["broken"]["verdicts_caused"] = a.checked - a.counts[OK] - a.counts[REFUSED_OK]
+            r["broken"]["answers_out_of_step"] = a.checked
+            first = min((exs[0] for k, exs in a.first.items() if k in (WRONG, REFUSED)),
+                        key=lambda e: e.index)
+            r["broken"]["first_out_of_step"] = _example(ct, first)
+    if counted.counts[WRONG]:
+        r["first_failure"] = _example(ct, counted.first[WRONG][0])
+    if shrunk is not None:
+        s = _example(ct, shrunk.example)
+        s.update(shrink_steps=shrunk.steps, fails_alone=shrunk.reproduced,
+                 shrunk=not args.no_shrink, found_case=wrong_found.index,
+                 found_request=json.loads(wrong_found.request))
+        answer = _answer_value(ct, shrunk.example.answer)
+        cmd = ct.explain_command(shrunk.case, answer) if answer is not None else None
+        if cmd:
+            s["explain"] = cmd
+        r["smallest_failure"] = s
+    if counted.counts[REFUSED]:
+        r["refusal_report"] = {
+            "allowed": args.allow_refusals,
+            "reasons": dict(counted.reasons.most_common()),
+            "first": _example(ct, counted.first[REFUSED][0], with_reference=True),
+            "smallest": _example(ct, counted.smallest[REFUSED], with_reference=True),
+        }
+    internal = list(res.internal) + [
+        f"case #{e.index}: {e.detail}" for e in counted.first.get(INTERNAL, [])]
+    if internal:
+        r["internal_errors"] = internal
+    if args.optimal:
+        r["gap_to_optimum"] = [
+            {"gap": gap, "count": n,
+             "smallest": _example(ct, counted.gap_smallest[gap], with_reference=True)}
+            for gap, n in sorted(counted.gaps.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))]
+    if res.notes:
+        r["notes"] = res.notes
+    return r
+
+
+def _answer_value(ct, answer: bytes):
+    try:
+        obj = json.loads(answer)
+    except ValueError:
+        return None
+    return obj.get(ct.answer_key) if isinstance(obj, dict) else None
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", "\\n") if "\n" in text else text
+
+
+VERDICT = {0: "PASS", 1: "FAIL: wrong answers", 2: "FAIL: broken program or bad use"}
+
+
+def text_report(r: dict) -> str:
+    noun = "allocations" if r.get("allocator") else "sequences"
+    out = [f"conform: {_one_line(r['program'])}"]
+    if r.get("allocator"):
+        out.append(f"  allocator; {r['cases']}")
+    else:
+        out.append(f"  model {r['model']}, temps {json.dumps(r['temps'])}, "
+                   f"preserve {r['preserve']}; {r['cases']}")
+    if "broken" in r:
+        b = r["broken"]
+        out.append(f"BROKEN PROGRAM ({b['kind']}): {b['message']}")
+        if "request" in b:
+            rep = {True: "yes", False: "no", None: "not tried"}[b.get("reproduced_alone")]
+            out.append(f"  case #{b['case']}: {json.dumps(b['request'])}")
+            out.append(f"  same failure when sent alone to a fresh process: {rep}")
+        if "answers_out_of_step" in b:
+            f = b["first_out_of_step"]
+            out.append(f"  the {b['answers_out_of_step']:,} answers from case #{b['case']} on "
+                       f"are out of step with the requests: their "
+                       f"{b['verdicts_caused']:,} failing verdicts are not counted; the first:")
+            out.append(f"    case #{f['case']}: {json.dumps(f['request'])}")
+            out.append(f"    answer: {f['answer']}")
+        if b["stderr"]:
+            out.append("  its stderr (last lines):")
+            out += ["    " + ln for ln in b["stderr"].splitlines()[-10:]]
+    out.append(f"checked: {r['run']:,} of {r['planned']:,} answers in {r['seconds']:.2f} s "
+               f"({r['cases_per_second']:,} answers/s)")
+    out.append(f"correct: {r['correct']:,}" + (
+        f" (of which {r['refused_unsolvable']:,} rightly declined: no answer exists)"
+        if r["refused_unsolvable"] else ""))
+    out.append(f"wrong {noun}: {r['failures']:,}")
+    if r["refusals"]:
+        allowed = " (allowed by --allow-refusals)" if r["refusal_report"]["allowed"] else ""
+        out.append(f"declined solvable cases: {r['refusals']:,}{allowed}")
+    if "refusal_report" in r:
+        rr = r["refusal_report"]
+        for why, n in rr["reasons"].items():
+            out.append(f"  {n:>9,}  {why}")
+        s = rr["smallest"]
+        out += [f"  smallest declined case: #{s['case']} {s['what']}",
+                f"    request: {json.dumps(s['request'])}",
+                f"    answer:  {s['answer']}",
+                f"    witness: {json.dumps(s['ours'])} ({s['ours_from']})"]
+    if "first_failure" in r:
+        f = r["first_failure"]
+        out += [f"first wrong answer: case #{f['case']} {f['what']}",
+                f"  request: {json.dumps(f['request'])}",
+                f"  answer:  {f['answer']}",
+                f"  verdict: {json.dumps(f['verdict'])}"]
+    if "smallest_failure" in r:
+        f = r["smallest_failure"]
+        if not f["shrunk"]:
+            how = "as found, not shrunk (--no-shrink)"
+        elif f["fails_alone"]:
+            how = f"shrunk in {f['shrink_steps']} step(s), re-run alone in a fresh process"
+        else:
+            how = ("NOT reproduced in a fresh process (the program's answers depend on "
+                   "earlier requests); shown as found")
+        out += [f"smallest wrong answer ({how}):",
+                f"  case:    {f['what']}",
+                f"  request: {json.dumps(f['request'])}",
+                f"  answer:  {f['answer']}",
+                f"  verdict: {json.dumps(f['verdict'])}"]
+        if "explain" in f:
+            out.append(f"  explain: {f['explain']}")
+    for e in r.get("internal_errors", []):
+        out.append(f"INTERNAL ERROR of conform: {e} (please report)")
+    if "gap_to_optimum" in r:
+        total = sum(g["count"] for g in r["gap_to_optimum"]) or 1
+        out.append("gap to the optimum (answer length - optimal length), correct answers:")
+        for g in r["gap_to_optimum"]:
+            label = "unknown" if g["gap"] is None else f"+{g['gap']}"
+            s = g["smallest"]
+            out.append(f"  {label:>7}: {g['count']:>9,}  {100 * g['count'] / total:5.1f}%  "
+                       f"smallest: case #{s['case']} {s['what']}")
+            out.append(f"           answer: {s['answer']}")
+            out.append(f"           ours:   {json.dumps(s['ours'])}")
+    for n in r.get("notes", []):
+        out.append(f"note: {n}")
+    verdict = VERDICT[r["exit"]]
+    if r["exit"] == 1 and not r["failures"]:
+        verdict = "FAIL: solvable cases declined"
+    if r["exit"] == 2 and r["run"] == 0 and "broken" not in r and "internal_errors" not in r:
+        verdict = "FAIL: nothing was checked"
+    out.append(f"result: {verdict} (exit {r['exit']})")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------
+# The options table of the docs, from this parser
+# ---------------------------------------------------------------------------
+
+
+def options_markdown() -> str:
+    """The markdown table of every option of ``verified conform`` (README and
+    docs/conform.md carry it; a test compares them with this)."""
+    p = argparse.ArgumentParser(prog="verified conform")
+    add_arguments(p)
+    rows = ["| option | meaning |", "|---|---|"]
+    for a in p._actions:
+        if isinstance(a, argparse._HelpAction):
+            continue
+        if a.choices:
+            arg = " " + "\\|".join(a.choices)
+        elif a.nargs == 0:
+            arg = ""
+        elif a.nargs == "*":
+            arg = f" {a.metavar}..."
+        else:
+            arg = f" {a.metavar}"
+        longest, *others = sorted(a.option_strings, key=len, reverse=True)
+        names = f"`{longest}{arg}`" + "".join(f" (`{o}`)" for o in others)
+        rows.append(f"| {names} | {(a.help or '').replace('|', '/')} |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,238 @@
+"""Parallel-move cases (``docs/protocol.md``): the request a program gets,
+how its ``{"sequence": [...]}`` answer is judged (``oracle.implements``, the
+one interpreter, the same verdict as ``verified check``), when declining is
+right, our reference sequence, the optimum's gap, and shrinking.
+
+The requests come from ``verified.cases``: every move over 1..N registers
+(``exhaustive_cases``), seeded random ones (``random_case_stream``), or every
+move up to renaming (``shape_cases``)."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import random as gen_random
+import json
+import shlex
+from dataclasses import dataclass
+
+from ... import cases as gen
+from ...algorithms import ALGORITHMS, solve
+from ...algorithms.optimum import optimum
+from ...core.oracle import Verdict, implements, read_sequence
+from ...core.semantics import (
+    Location,
+    ParallelMove,
+    PreconditionError,
+    loc_name,
+    operation,
+)
+from .checker import CaseType, Judgement
+
+#: Our reference algorithm per model (registered in ``verified.algorithms``,
+#: optimal and correct there; ``tests/conform`` checks both): the witness
+#: that a refused case has a sequence, and "ours" in the optimality report.
+#: The spill model has load and store besides mov; the temp model's
+#: sequences are spill-model sequences, and since ``semantics.step`` runs a
+#: load or a store as a copy (a mov with typed operands), the temp optimum
+#: with the same temporaries is the spill optimum.
+REFERENCE = {"temp": "mincopy", "swap": "shuf", "permi": "permi-optimal", "spill": "mincopy"}
+
+#: The model whose optimum a model's answers are measured against.
+OPTIMUM_MODEL = {"temp": "temp", "swap": "swap", "permi": "permi", "spill": "temp"}
+
+#: Default temporaries per model: a register-like "t" for temp, a stack slot
+#: for spill (reached with load/store, or mov), none for swap and permi.
+DEFAULT_TEMPS: dict[str, list[Location]] = {"temp": ["t"], "spill": ["m0"], "swap": [], "permi": []}
+
+#: operation() is a pure function of its JSON input; answers repeat the same
+#: few operations ("mov", 2, 1) over and over, so parsed operations are
+#: memoised.  The key keeps each operand's exact type (True is not 1, 1.0
+#: is not 1), and only flat [str, int|str, int|str] lists take this path;
+#: everything else, and every error, goes through oracle.read_sequence.
+_OP_MEMO: dict = {}
+_new_tuple = tuple.__new__
+_FLAT = (int, str)
+
+
+def parse_sequence(seq: object) -> "list | Verdict":
+    """``oracle.read_sequence(seq)``, memoised per operation: the operations,
+    or the verdict on why the sequence is not one."""
+    if type(seq) is not list:
+        return read_sequence(seq)
+    memo = _OP_MEMO
+    ops = []
+    for v in seq:
+        if type(v) is list and len(v) == 3:
+            a, b, c = v
+            tb, tc = type(b), type(c)
+            if type(a) is str and tb in _FLAT and tc in _FLAT:
+                key = (a, tb, b, tc, c)
+                op = memo.get(key)
+                if op is None:
+                    try:
+                        op = operation(v)
+                    except PreconditionError:
+                        return read_sequence(seq)  # the exact verdict
+                    if len(memo) < 100_000:
+                        memo[key] = op
+                ops.append(op)
+                continue
+        return read_sequence(seq)
+    return ops
+
+
+def format_moves(case: gen.Case) -> str:
+    return "(" + ", ".join(f"{loc_name(d)} <- {loc_name(s)}" for d, s in case.moves) + ")"
+
+
+@dataclass(frozen=True)
+class MoveType(CaseType):
+    """Parallel-move requests in one model and contract, with the declared
+    temporaries; ``fan_out=False`` keeps shrinking inside the out-degree-1
+    domain (``--no-fan-out``)."""
+
+    model: str
+    temps: tuple[Location, ...] = ()
+    preserve: str = "all"
+    fan_out: bool = True
+
+    answer_key = "sequence"
+    answer_noun = "sequence"
+
+    def request(self, case: gen.Case) -> dict:
+        req = {"moves": [list(m) for m in case.moves], "model": self.model,
+               "temps": list(self.temps)}
+        if self.preserve != "all":
+            req["preserve"] = self.preserve
+        req["registers"] = case.registers
+        return req
+
+    def encode(self, case: gen.Case) -> bytes:
+        """``json.dumps(self.request(case))`` plus a newline, built by hand
+        (the writer's hot path; the tests compare the two)."""
+        moves = ", ".join([f"[{d}, {s}]" for d, s in case.moves])
+        return f'{{"moves": [{moves}]{self._tail}{case.registers}}}\n'.encode()
+
+    @functools.cached_property
+    def _tail(self) -> str:
+        return (f', "model": {json.dumps(self.model)}, "temps": '
+                f'{json.dumps(list(self.temps))}'
+                + (f', "preserve": {json.dumps(self.preserve)}'
+                   if self.preserve != "all" else "")
+                + ', "registers": ')
+
+    def decode(self, request: dict) -> gen.Case:
+        return gen.Case(request["registers"], tuple((d, s) for d, s in request["moves"]))
+
+    def pack(self, case: gen.Case) -> tuple:
+        return (case.registers, case.moves)
+
+    def unpack(self, packed: tuple) -> gen.Case:
+        return _new_tuple(gen.Case, packed)
+
+    def parallel_move(self, case: gen.Case) -> ParallelMove:
+        # Our own request: every generator's output is validated with
+        # ParallelMove.make in tests/conform, and the temporaries once per
+        # run by the command line; the answer is what gets checked.
+        return ParallelMove(case.moves, case.registers, self.temps, dict(case.moves))
+
+    def judge(self, case: gen.Case, answer: object) -> Judgement:
+        ops = parse_sequence(answer)
+        if isinstance(ops, Verdict):
+            return Judgement(False, ops.to_json())
+        verdict = implements(self.parallel_move(case), ops, self.model, self.preserve)
+        return Judgement(verdict.ok, verdict.to_json(), len(ops))
+
+    def solvable(self, case: gen.Case) -> bool:
+        if self.model in ("swap", "permi"):
+            return True  # a swap or a 2-element perm breaks any cycle
+        best = optimum(self.parallel_move(case), "temp", self.preserve)
+        return best.length is not None
+
+    def gap(self, case: gen.Case, judgement: Judgement) -> int | None:
+        best = optimum(self.parallel_move(case), OPTIMUM_MODEL[self.model], self.preserve)
+        return None if best.length is None else judgement.length - best.length
+
+    def reference(self, case: gen.Case) -> tuple[object | None, str]:
+        name = REFERENCE[self.model]
+        pm = self.parallel_move(case)
+        try:
+            ops = solve(name, pm, preserve=self.preserve)
+        except PreconditionError as e:
+            return None, f"our {name} gives no sequence here: {e}"
+        verdict = implements(pm, ops, self.model, self.preserve)
+        if not verdict.ok:  # never: the registry checks every output; say so if it happens
+            return None, f"our {name} is wrong here ({verdict.reason}): please report"
+        return [op.to_json() for op in ops], f"verified solve --algorithm {name}"
+
+    def size(self, case: gen.Case) -> tuple:
+        return (case.registers, len(case.moves))
+
+    def shrink_candidates(self, case: gen.Case) -> list:
+        cands = gen.shrink_candidates(case)
+        return cands if self.fan_out else [c for c in cands if gen.no_fan_out(c)]
+
+    def describe(self, case: gen.Case) -> str:
+        return format_moves(case)
+
+    def explain_command(self, case: gen.Case, answer: object) -> str | None:
+        return ("verified explain --request " + shlex.quote(json.dumps(self.request(case)))
+                + " --sequence " + shlex.quote(json.dumps(answer)))
+
+
+def check_reference_table() -> list[str]:
+    """Problems with ``REFERENCE`` (each entry registered, correct and
+    optimal in its model): the tests call it."""
+    problems = []
+    for model, name in REFERENCE.items():
+        a = ALGORITHMS.get(name)
+        if a is None or not a.correct or not a.optimal or a.model != OPTIMUM_MODEL[model]:
+            problems.append(f"{model}: {name} is not a correct, optimal {OPTIMUM_MODEL[model]}"
+                            f"-model algorithm in the registry")
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# The suites: which cases, lazily
+# ---------------------------------------------------------------------------
+
+
+def exhaustive(n: int, fan_out: bool):
+    every = gen.exhaustive_cases(n)
+    return every if fan_out else filter(gen.no_fan_out, every)
+
+
+def exhaustive_planned(n: int, fan_out: bool) -> int:
+    if fan_out:
+        return gen.exhaustive_count(n)
+    # the out-degree-1 moves over r0..r{m-1}: partial injections, counted
+    return sum(_partial_injections(m) for m in range(1, n + 1))
+
+
+def _partial_injections(m: int) -> int:
+    from math import comb, factorial
+    return sum(comb(m, k) * comb(m, k) * factorial(k) for k in range(m + 1))
+
+
+def random(n: int, k: int, seed: object, fan_out: bool):
+    stream = gen.random_case_stream(n, seed, None if fan_out else gen.no_fan_out)
+    return itertools.islice(stream, k)
+
+
+def shapes(n: int, relabel: int, order: str, seed: object, preserve: str):
+    """Every move on n registers up to renaming.  Under "all" the self-moves
+    are left out (a register that is not a destination keeps its value, so
+    the request means the same, and each shape with fixed points stands for
+    the partial moves); under "loops" a self-move says "keep this register"
+    and is sent."""
+    return gen.shape_cases(n, relabel, order, seed, self_moves=preserve == "loops")
+
+
+def ordered(cases, order: str, seed: object):
+    """``cases`` with their moves listed in ``order`` (the generators list
+    them sorted by destination already)."""
+    if order == "sorted":
+        return cases
+    rng = gen_random.Random(f"verified-conform-order:{order}:{seed}")
+    return (gen.reorder_moves(c, order, rng) for c in cases)

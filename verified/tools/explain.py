@@ -1,0 +1,392 @@
+"""``verified explain``: why a sequence does (or does not) implement a
+parallel move, step by step (``docs/explain.md``).
+
+Given one request and one sequence it prints
+
+* the transfer graph (``core.graph.analyse``): each windmill with its axle
+  and blades;
+* the state after every operation, run through the one interpreter
+  (``core.semantics.step``), and the value each location must hold at the
+  end;
+* the first operation that destroyed a value still needed: it overwrote
+  the last location holding the original value of some ``v`` that a
+  location must hold at the end.  Values are only ever copied from a
+  location that holds them, so from then on the sequence cannot be right;
+* the oracle's verdict (``tools.check.check_request``: the same answer
+  ``verified check`` gives).
+
+``--dot`` prints the transfer graph as Graphviz text instead.  Exit status
+as ``check``: 0 the sequence is right, 1 wrong, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+
+from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG
+from ..core.graph import analyse
+from ..core.oracle import Verdict, read_sequence
+from ..core.semantics import (
+    Location,
+    Operation,
+    ParallelMove,
+    PreconditionError,
+    format_op,
+    loc_name,
+    reads,
+    sorted_locations,
+    step,
+    value_of,
+)
+from .check import check_request
+from .wire import Request, decode_line, parse_request
+
+#: explain prints a table of every location after every operation: beyond
+#: these it is no longer readable (shrink the case first; conform does)
+MAX_COLUMNS = 64
+MAX_OPERATIONS = 1000
+
+
+# ---------------------------------------------------------------------------
+# What must hold, and the first value destroyed
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Loss:
+    """Operation ``index`` overwrote ``location``, the last copy of the
+    original value of ``value``, which ``needed_by`` must hold at the end."""
+
+    index: int
+    op: Operation
+    location: Location
+    value: Location
+    needed_by: Location
+
+
+def needed_by(pm: ParallelMove, preserve: str, value: Location) -> Location | None:
+    """The first location (destinations first, in the move's order; then,
+    under "all", the value's own location if it is in the register file and
+    no destination) that must hold the original value of ``value`` at the
+    end; None when nothing needs it (a dead value)."""
+    for dst, src in pm.moves:
+        if src == value:
+            return dst
+    if (preserve == "all" and value not in pm.source_of and pm.in_file(value)
+            and value not in pm.temps):
+        return value
+    return None
+
+
+def first_loss(pm: ParallelMove, ops: list[Operation], preserve: str) -> Loss | None:
+    """The first operation after which a needed value has no copy left.
+
+    ``holders[v]`` is the set of locations holding v's original value; it
+    starts, for each v, as {v} (the start state) and is created when v is
+    first moved, so the cost is linear in the sequence.  The state itself
+    comes from ``step``, the one interpreter."""
+    state: dict = {}
+    holders: dict[Location, set[Location]] = {}
+
+    def copies(value: Location) -> set[Location]:
+        if value not in holders:  # untouched so far: only its own location
+            holders[value] = {value}
+        return holders[value]
+
+    for index, op in enumerate(ops):
+        written = list(dict.fromkeys(op.writes()))
+        before = {loc: value_of(state, loc) for loc in written}
+        step(state, op)
+        for loc in written:
+            copies(before[loc]).discard(loc)
+        for loc in written:
+            copies(value_of(state, loc)).add(loc)
+        for loc in written:
+            value = before[loc]
+            if not copies(value):
+                needer = needed_by(pm, preserve, value)
+                if needer is not None:
+                    return Loss(index, op, loc, value, needer)
+    return None
+
+
+def must_hold(pm: ParallelMove, preserve: str, loc: Location) -> str:
+    """The final-state requirement of one location, as the table shows it."""
+    if loc in pm.source_of:
+        return loc_name(pm.source_of[loc])
+    if loc in pm.temps:
+        return "any"
+    if not pm.in_file(loc):
+        return "-"  # outside the file and not a temporary: may not be used
+    return loc_name(loc) if preserve == "all" else "any"
+
+
+# ---------------------------------------------------------------------------
+# Text
+# ---------------------------------------------------------------------------
+
+
+def _graph_lines(pm: ParallelMove) -> list[str]:
+    g = analyse(pm)
+    loops = [(d, s) for d, s in pm.moves if d == s]
+    out = [f"transfer graph (edge src -> dst): {g.non_loop_moves} non-loop "
+           f"move(s), {len(g.windmills)} windmill(s), {g.cycles} axle(s) "
+           f"({g.bare_cycles} bare)"]
+    for i, w in enumerate(g.windmills, 1):
+        out.append(f"  windmill {i}: {', '.join(loc_name(x) for x in sorted_locations(w.locations))}")
+        if w.cycle:
+            ring = " -> ".join(loc_name(c) for c in (*w.cycle, w.cycle[0]))
+            bare = " (bare: no blade)" if w.is_bare_cycle else ""
+            out.append(f"    axle:   {ring}{bare}")
+        else:
+            out.append("    axle:   none (a tree)")
+        blades = ", ".join(f"{loc_name(d)} <- {loc_name(s)}" for d, s in w.blades)
+        out.append(f"    blades: {blades or 'none'}")
+    if loops:
+        out.append("  self-moves: " + ", ".join(f"{loc_name(d)} <- {loc_name(s)}"
+                                                for d, s in loops))
+    return out
+
+
+def _contract_line(pm: ParallelMove, preserve: str) -> str:
+    file = (f"r0..r{pm.registers - 1}" if pm.registers else "no register")\
+        if pm.registers is not None else "the locations the moves name"
+    temps = ", ".join(loc_name(t) for t in pm.temps) or "none"
+    if preserve == "all":
+        rest = f"every other location of the file ({file}) keeps its own"
+    else:
+        rest = f"every other location of the file ({file}) is dead"
+    return (f'contract: preserve "{preserve}": each destination gets its '
+            f"source's original value, {rest}; temporaries: {temps}")
+
+
+def _columns(pm: ParallelMove, ops: list[Operation]) -> list[Location]:
+    named = {x for m in pm.moves for x in m}
+    touched = {x for op in ops for x in (*op.writes(), *reads(op))}
+    regular = sorted_locations((named | touched) - set(pm.temps))
+    return regular + [t for t in pm.temps]
+
+
+def _table(pm: ParallelMove, preserve: str, ops: list[Operation]) -> list[str]:
+    cols = _columns(pm, ops)
+    rows: list[list[str]] = [["#", "operation", *(loc_name(c) for c in cols)]]
+    state: dict = {}
+    rows.append(["-", "start", *(loc_name(c) for c in cols)])
+    for i, op in enumerate(ops):
+        step(state, op)
+        written = set(op.writes())
+        rows.append([str(i), format_op(op), *(
+            loc_name(value_of(state, c)) + ("*" if c in written else "") for c in cols)])
+    rows.append(["", "must hold", *(must_hold(pm, preserve, c) for c in cols)])
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip()
+            for r in rows]
+
+
+def _loss_line(loss: Loss | None, verdict_ok: bool) -> str:
+    if loss is None:
+        if verdict_ok:
+            return "first value destroyed: none"
+        return ("first value destroyed: none (every needed value keeps a copy "
+                "after each operation; the values end in the wrong places)")
+    keeps = " (it is no destination, so it keeps its own)" \
+        if loss.needed_by == loss.value else ""
+    return (f"first value destroyed: operation #{loss.index} "
+            f"({format_op(loss.op)}) overwrote {loc_name(loss.location)}, the "
+            f"last copy of the original value of {loc_name(loss.value)}, which "
+            f"{loc_name(loss.needed_by)} must hold at the end{keeps}")
+
+
+def explain(req: Request) -> tuple[str, int]:
+    """The explanation of a request that carries a sequence, and the exit
+    status ``check`` would give it."""
+    pm = req.pm
+    answer = check_request(req)
+    parsed = read_sequence(req.sequence)
+    lines = [f"move:     {pm}" if pm.moves else "move:     () (no moves)",
+             _contract_line(pm, req.preserve),
+             f"model:    {req.model}", ""]
+    lines += _graph_lines(pm)
+    lines.append("")
+    if isinstance(parsed, Verdict):
+        lines.append(f"the sequence cannot be run: {parsed.reason}")
+        loss = None
+    else:
+        lines.append("state after each operation (each cell: whose original "
+                     "value the location holds; * = written by it):")
+        lines += _table(pm, req.preserve, parsed)
+        lines.append("")
+        loss = first_loss(pm, parsed, req.preserve)
+        lines.append(_loss_line(loss, answer["ok"]))
+    if answer["ok"]:
+        best = answer.get("optimal")
+        lines.append(f"verdict: RIGHT: the sequence implements the move "
+                     f"({answer['length']} operation(s); optimum "
+                     f"{'unknown' if best is None else best})")
+    else:
+        lines.append(f"verdict: WRONG: {answer['reason']}")
+    lines.append(f"oracle:  {json.dumps(answer)}")
+    return "\n".join(lines) + "\n", EXIT_OK if answer["ok"] else EXIT_WRONG
+
+
+# ---------------------------------------------------------------------------
+# Graphviz
+# ---------------------------------------------------------------------------
+
+
+def _dot_id(loc: Location) -> str:
+    name = loc_name(loc).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{name}"'
+
+
+def dot(pm: ParallelMove) -> str:
+    """Graphviz text of the transfer graph: one cluster per windmill, edge
+    src -> dst, the axle's edges bold red, self-moves dashed loops."""
+    g = analyse(pm)
+    out = ["digraph transfer_graph {",
+           f"  // {pm}: edge src -> dst; bold red: an axle; dashed: a self-move",
+           "  rankdir=LR;",
+           '  node [shape=box, fontname="monospace"];']
+    for i, w in enumerate(g.windmills, 1):
+        axle = set(zip(w.cycle, w.cycle[1:] + w.cycle[:1])) if w.cycle else set()
+        out += [f"  subgraph cluster_{i} {{",
+                f'    label="windmill {i}";',
+                "    " + " ".join(f"{_dot_id(x)};" for x in sorted_locations(w.locations))]
+        for d, s in w.moves:
+            style = " [color=red, penwidth=2]" if (s, d) in axle else ""
+            out.append(f"    {_dot_id(s)} -> {_dot_id(d)}{style};")
+        out.append("  }")
+    for d, s in pm.moves:
+        if d == s:
+            out.append(f"  {_dot_id(s)} -> {_dot_id(d)} [style=dashed];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# Input and the command
+# ---------------------------------------------------------------------------
+
+HELP = """\
+Explains one request and one sequence: the transfer graph (windmills, axles,
+blades), the state after every operation, the first operation that destroyed
+a value still needed, and the oracle's verdict (the answer `verified check`
+gives).
+
+input, one of:
+  --request JSON --sequence JSON   a request (the fields of `verified check`)
+                                   and the sequence to explain
+  --request JSON                   a request that carries its "sequence"
+  FILE or stdin                    one JSON document: a request with its
+                                   "sequence"; or conform's smallest case
+                                   ({"request": ..., "answer": ...}); or a
+                                   whole `verified conform --json` report (its
+                                   smallest failing case is explained)
+
+--dot prints the transfer graph as Graphviz text instead (no sequence needed):
+  verified explain --dot --request '{"moves": [[1,0],[0,1]], "model": "swap"}' | dot -Tsvg
+
+exit status (docs/exit-codes.md): 0 the sequence is right; 1 it is wrong;
+2 bad input (and --dot: 0 once the request is valid).
+
+example:
+  verified explain --request '{"moves": [[1,0],[2,1]], "model": "swap"}' \\
+                   --sequence '[["mov",1,0],["mov",2,1]]'
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = HELP
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="a JSON document (default: stdin; - is stdin)")
+    parser.add_argument("--request", metavar="JSON", help="the request, as JSON")
+    parser.add_argument("--sequence", metavar="JSON", help="the sequence, as JSON")
+    parser.add_argument("--dot", action="store_true",
+                        help="print the transfer graph as Graphviz text")
+
+
+def _json(text: bytes, what: str) -> object:
+    try:
+        return decode_line(text)
+    except PreconditionError as e:
+        raise PreconditionError(f"{what}: {str(e).replace('line is', 'it is')}") from None
+
+
+def _from_document(doc: object) -> tuple[object, object, bool]:
+    """(request, sequence or None, sequence given?) from a document."""
+    if isinstance(doc, dict) and "smallest_failure" in doc:
+        doc = doc["smallest_failure"]
+    elif isinstance(doc, dict) and "program" in doc and "cases" in doc:
+        raise PreconditionError("the conform report has no failing case: nothing "
+                                "to explain")
+    if isinstance(doc, dict) and "request" in doc and "answer" in doc:
+        answer = doc["answer"]
+        if isinstance(answer, str):
+            answer = _json(answer.encode("utf-8"), "the case's answer")
+        if not isinstance(answer, dict) or "sequence" not in answer:
+            raise PreconditionError(
+                f"the case's answer has no \"sequence\" to explain: "
+                f"{json.dumps(answer)[:200]}")
+        return doc["request"], answer["sequence"], True
+    if isinstance(doc, dict) and "sequence" in doc:
+        rest = {k: v for k, v in doc.items() if k != "sequence"}
+        return rest, doc["sequence"], True
+    return doc, None, False
+
+
+def _read_input(args: argparse.Namespace) -> tuple[object, object, bool]:
+    if args.request is not None:
+        if args.file is not None:
+            raise PreconditionError("give the request once: --request or a FILE, not both")
+        return _from_document(_json(args.request.encode("utf-8"), "--request"))
+    if args.file in (None, "-"):
+        data = sys.stdin.buffer.read()
+        where = "stdin"
+    else:
+        try:
+            with open(args.file, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise PreconditionError(f"cannot read {args.file}: {e.strerror or e}") from None
+        where = args.file
+    if not data.strip():
+        raise PreconditionError(f"{where} is empty: give a request and a sequence "
+                                "(see `verified explain --help`)")
+    return _from_document(_json(data, where))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        request, sequence, given = _read_input(args)
+        if args.sequence is not None:
+            if given:
+                raise PreconditionError("the sequence is given twice: in the input "
+                                        "and by --sequence")
+            sequence, given = _json(args.sequence.encode("utf-8"), "--sequence"), True
+        if isinstance(request, dict) and "sequence" in request:
+            raise PreconditionError("the sequence is given twice")
+        req = parse_request(request, need_sequence=False)
+        if args.dot:
+            sys.stdout.write(dot(req.pm))
+            return EXIT_OK
+        if not given:
+            raise PreconditionError('no sequence to explain: add "sequence" to the '
+                                    'request or give --sequence')
+        req = Request(req.pm, req.model, req.preserve, sequence, req.id)
+        ops = sequence if isinstance(sequence, list) else []
+        columns = len({x for m in req.pm.moves for x in m})
+        if len(ops) > MAX_OPERATIONS or columns > MAX_COLUMNS:
+            raise PreconditionError(
+                f"explain prints every location after every operation: at most "
+                f"{MAX_COLUMNS} locations and {MAX_OPERATIONS} operations (this "
+                f"case: {columns} and {len(ops)}); shrink the case first "
+                f"(`verified conform` shrinks its failures)")
+        text, status = explain(req)
+    except PreconditionError as e:
+        print(f"verified explain: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    sys.stdout.write(text)
+    return status

@@ -1,0 +1,61 @@
+"""``verified solve --algorithm NAME``: the other side of the protocol.
+
+Reads request lines (the fields of ``verified check`` without
+``sequence``) and answers each with ``{"sequence": [...]}`` computed by our
+reference algorithm NAME, so that
+
+    verified conform --cmd "verified solve --algorithm shuf" --model swap
+
+is the self-test, and anyone can diff their outputs against ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..algorithms import ALGORITHMS, solve
+from ..algorithms.shuf import MAX_MOVES as SHUF_MAX_MOVES
+from ..core.exits import EXIT_OK
+from .wire import parse_request, serve_paths
+
+
+SOLVE_HELP = """\
+Reads one JSON request per line: {"moves": [[dst, src], ...], "model": M,
+"temps": [...], "registers": n, "preserve": "all"|"loops"} (no "sequence")
+and answers each with {"sequence": [...]} from the chosen algorithm, or
+{"error": "..."} (bad request, or the move is outside the algorithm's
+precondition, e.g. a cycle with no temporary for leroy).
+
+algorithms:
+""" + "\n".join(
+    f"  {name:18} {a.model:5} model, {a.summary}" for name, a in ALGORITHMS.items()
+) + """
+
+size limits: shuf refuses more than {shuf_max:,} non-loop moves (it rescans
+its masks for every action: minutes beyond that); use xchg, the same swap
+model, optimal, linear time.  leroy recurses once per move of a chain: use
+leroy-iterative for long chains.
+
+exit status (docs/exit-codes.md): 0 every request answered; 2 some line got
+an error (bad request, or outside the algorithm's precondition) or some FILE
+could not be read (each FILE is still served; an unreadable one is named on
+stderr).  solve judges nothing, so it never exits 1.
+""".format(shuf_max=SHUF_MAX_MOVES)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = SOLVE_HELP
+    parser.add_argument("--algorithm", "-a", required=True, choices=list(ALGORITHMS),
+                        metavar="NAME", help="one of: " + ", ".join(ALGORITHMS))
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="JSON-lines request files (default: stdin)")
+
+
+def run(args: argparse.Namespace) -> int:
+    def handle(obj: object) -> tuple[dict, int]:
+        req = parse_request(obj, need_sequence=False)
+        ops = solve(args.algorithm, req.pm, req.model, req.preserve)
+        return {"sequence": [op.to_json() for op in ops]}, EXIT_OK
+
+    return serve_paths(args.files, sys.stdout, handle, "solve")

@@ -1,0 +1,201 @@
+"""The JSON-lines wire format of the oracle protocol (``docs/protocol.md``):
+decoding a line, validating a request, serving a stream line by line.
+``check`` and ``solve`` are built on it.
+
+A request is one JSON object per line::
+
+    {"moves": [[1, 0], [0, 1]], "model": "swap", "temps": [],
+     "registers": 2, "preserve": "all", "sequence": [["swap", 0, 1]]}
+
+``check`` answers ``{"ok": true, "length": 1, "optimal": 1}`` or, for a
+wrong sequence, ``"ok": false`` with ``"reason"`` and (when the sequence is
+legal but leaves a wrong value) ``"counterexample": {"location", "expected",
+"got"}``.  A bad line gets ``{"error": "..."}`` and the next line is still
+served.  An ``"id"`` in the request is echoed in the answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import sys
+from dataclasses import dataclass
+from typing import BinaryIO, Callable, TextIO
+
+from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG, worse
+from ..core.oracle import check_contract
+from ..core.semantics import MODELS, ParallelMove, PreconditionError, check_model
+
+REQUEST_KEYS = ("id", "moves", "model", "temps", "registers", "preserve", "sequence")
+
+
+@dataclass(frozen=True)
+class Request:
+    pm: ParallelMove
+    model: str
+    preserve: str
+    #: the "sequence" as sent (JSON), None when the request carries none;
+    #: it is what ``check`` judges (``oracle.read_sequence``), not validated here
+    sequence: object = None
+    id: object = None
+
+
+def parse_request(obj: object, need_sequence: bool) -> Request:
+    """Validate one decoded JSON request; raise PreconditionError naming the
+    problem (unknown key, missing field, bad move, bad temporary...).  The
+    "sequence" is only required to be present (``need_sequence``): what is
+    inside it is judged, not validated (``docs/protocol.md``)."""
+    if not isinstance(obj, dict):
+        raise PreconditionError(
+            f"a request is a JSON object, got {type(obj).__name__}"
+        )
+    unknown = sorted(set(obj) - set(REQUEST_KEYS))
+    if unknown:
+        raise PreconditionError(
+            f"unknown field(s) {', '.join(map(repr, unknown))}; a request has "
+            f"{', '.join(REQUEST_KEYS)}"
+        )
+    if "moves" not in obj:
+        raise PreconditionError('missing "moves": a list of [dst, src] pairs')
+    if "model" not in obj:
+        raise PreconditionError(f'missing "model": one of {", ".join(MODELS)}')
+    moves = obj["moves"]
+    if not isinstance(moves, list):
+        raise PreconditionError(f'"moves" must be a list of [dst, src] pairs, not {moves!r}')
+    model = obj["model"]
+    if not isinstance(model, str):
+        raise PreconditionError(f'"model" must be a string, not {model!r}')
+    check_model(model)
+    preserve = obj.get("preserve", "all")
+    if not isinstance(preserve, str):
+        raise PreconditionError(f'"preserve" must be "all" or "loops", not {preserve!r}')
+    check_contract(preserve)
+    temps = obj.get("temps", [])
+    if not isinstance(temps, list):
+        raise PreconditionError(f'"temps" must be a list of locations, not {temps!r}')
+    pm = ParallelMove.make(moves, obj.get("registers"), temps)
+    if need_sequence and "sequence" not in obj:
+        raise PreconditionError('missing "sequence": the operations to check')
+    return Request(pm, model, preserve, obj.get("sequence"), obj.get("id"))
+
+
+# ---------------------------------------------------------------------------
+# JSON-lines serving loop, shared by `check` and `solve`
+# ---------------------------------------------------------------------------
+
+
+def decode_line(raw: bytes) -> object:
+    """Bytes of one line -> JSON value, or PreconditionError saying why not."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise PreconditionError(f"line is not UTF-8 ({e.reason} at byte {e.start})") from None
+    try:
+        return _decoder().decode(text)
+    except json.JSONDecodeError as e:
+        raise PreconditionError(f"line is not valid JSON: {e.msg} at column {e.colno}") from None
+    except RecursionError:
+        raise PreconditionError("line is not valid JSON: nested too deeply") from None
+    except PreconditionError:
+        raise
+    except ValueError:  # an integer literal longer than Python converts (4300 digits)
+        raise PreconditionError("line is not valid JSON here: a number has too many "
+                                "digits") from None
+
+
+@functools.cache
+def _decoder() -> json.JSONDecoder:
+    # one decoder, built once: json.loads with hooks builds a new one per call
+    return json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float,
+                            object_pairs_hook=_no_duplicate_keys)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    # {"model": "temp", "model": "swap"} must not silently mean the last one
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise PreconditionError(
+                f"line is not a valid request: the key {json.dumps(key)} appears twice")
+        out[key] = value
+    return out
+
+
+def _reject_constant(name: str) -> object:
+    # NaN and Infinity are not JSON (RFC 8259); accepting them would echo
+    # them back in "id" and make our own answer invalid JSON.
+    raise PreconditionError(f"line is not valid JSON: {name} is not a JSON value")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise PreconditionError(f"line is not valid JSON: the number {text[:40]} "
+                                f"overflows a double")
+    return value
+
+
+def serve(
+    stream: BinaryIO,
+    out: TextIO,
+    handle: Callable[[object], tuple[dict, int]],
+) -> int:
+    """Answer each non-blank line of ``stream`` with one JSON line.
+
+    ``handle(decoded) -> (answer, status)``; a PreconditionError (or any
+    other exception: never a traceback, the next line is still served)
+    becomes ``{"error": ...}`` with status 2.  Returns the exit status:
+    1 if any answer was wrong, else 2 if any line was bad, else 0.
+    """
+    wrong = bad = False
+    for lineno, raw in enumerate(stream, 1):
+        if not raw.strip():
+            continue
+        obj = None
+        try:
+            obj = decode_line(raw)
+            answer, status = handle(obj)
+        except PreconditionError as e:
+            answer, status = {"error": f"line {lineno}: {e}"}, EXIT_BAD_INPUT
+        except RecursionError:
+            answer, status = {"error": f"line {lineno}: input nested too deeply"}, EXIT_BAD_INPUT
+        except Exception as e:  # a bug of ours: report it, keep serving
+            answer = {"error": f"line {lineno}: internal error {type(e).__name__}: {e} "
+                      "(please report this request)"}
+            status = EXIT_BAD_INPUT
+        if isinstance(obj, dict) and "id" in obj:
+            answer = {"id": obj["id"], **answer}
+        wrong |= status == EXIT_WRONG
+        bad |= status == EXIT_BAD_INPUT
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+    return EXIT_WRONG if wrong else EXIT_BAD_INPUT if bad else EXIT_OK
+
+
+def serve_paths(
+    paths: list[str],
+    out: TextIO,
+    handle: Callable[[object], tuple[dict, int]],
+    command: str,
+) -> int:
+    """``serve`` every file of ``paths`` in turn (none, or ``-``: stdin).
+
+    A path that cannot be read (missing, a directory, no permission, a read
+    error half-way) is reported on stderr as one line, ``verified COMMAND:
+    error: cannot read PATH: why``, and the next file is still served: each
+    file is checked.  Returns the worst status (``core.exits.worse``: a
+    wrong answer outranks bad input)."""
+    status = EXIT_OK
+    for path in paths or ["-"]:
+        if path == "-":
+            status = worse(status, serve(sys.stdin.buffer, out, handle))
+            continue
+        try:
+            with open(path, "rb") as stream:
+                status = worse(status, serve(stream, out, handle))
+        except OSError as e:
+            print(f"verified {command}: error: cannot read {path}: "
+                  f"{e.strerror or e}", file=sys.stderr)
+            status = worse(status, EXIT_BAD_INPUT)
+    return status
