@@ -1,16 +1,18 @@
 # Every target creates or reuses .venv and installs the project from
-# pyproject.toml first, so a fresh machine needs nothing but Python 3.11.
+# pyproject.toml first (with the pinned test and proof tools, the extras
+# "test" and "proofs"), so a fresh machine needs nothing but Python 3.11.
+# `pip install .` alone gives the oracle and the tools, no prover.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test verify test-slow test-huge proofs crosshair bench clean
+.PHONY: test verify test-slow test-huge proofs crosshair bench mutation clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -e ".[test,proofs]"
 	touch $(STAMP)
 
 ## make test: the test suite (exhaustive n <= 6, Hypothesis, mutants). CI runs this.
@@ -36,9 +38,25 @@ crosshair: $(STAMP)
 ## make verify: everything; non-zero exit on any failure or unknown.
 verify: test test-slow proofs crosshair
 
+## make mutation: a seeded sample of cosmic-ray mutants of verified/, each run
+## against its module's tests (mutation/tests.toml); kills per module, survivors'
+## diffs in .mutation/seed-SEED/.  Not part of `make verify` (docs/mutation.md
+## gives its time).  make mutation SEED=2 SAMPLE=150 BUDGET=3600
+SEED   ?= 1
+SAMPLE ?= 150
+BUDGET ?= 3600
+MUTATION_STAMP := $(VENV)/.mutation-stamp
+
+$(MUTATION_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e ".[test,proofs,mutation]"
+	touch $(MUTATION_STAMP)
+
+mutation: $(MUTATION_STAMP)
+	$(BIN)/python -m mutation --seed $(SEED) --sample $(SAMPLE) --budget $(BUDGET)
+
 ## make bench: throughput and timing figures (never asserted in tests).
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info .mutation

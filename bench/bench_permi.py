@@ -13,12 +13,13 @@ import random
 import statistics
 import time
 
-from verified import permi
-from verified.semantics import ParallelMove
+from verified import cases
+from verified.algorithms import copyset
+from verified.core.semantics import ParallelMove
 
 
 def _random_pm(rng: random.Random, n: int) -> ParallelMove:
-    moves = [(d, rng.randrange(n)) for d in range(n) if rng.random() < 0.75]
+    moves = cases.random_moves(rng, n, 0.75)
     return ParallelMove.make(moves, registers=n)
 
 
@@ -59,14 +60,14 @@ def main() -> None:
     print(f"{'n':>5} {'DP mean':>10} {'DP max':>10} {'full mean':>10} {'full max':>10}")
     for n in (16, 32, 64, 128):
         pms = [_random_pm(rng, n) for _ in range(samples)]
-        dp = [_time(permi.optimal_length, pm) for pm in pms]
-        full = [_time(permi.permi_optimal, pm) for pm in pms]
+        dp = [_time(copyset.optimal_length, pm) for pm in pms]
+        full = [_time(copyset.permi_optimal, pm) for pm in pms]
         print(f"{n:>5} {statistics.mean(dp):>10.4f} {max(dp):>10.4f} "
               f"{statistics.mean(full):>10.4f} {max(full):>10.4f}")
     print("structured RTGs, n = 64 (seconds, permi_optimal)")
     for name, pm in _structured(64).items():
-        print(f"  {name:32} {_time(permi.permi_optimal, pm):.4f}"
-              f"  (optimum {permi.optimal_length(pm)})")
+        print(f"  {name:32} {_time(copyset.permi_optimal, pm):.4f}"
+              f"  (optimum {copyset.optimal_length(pm)})")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import time
 
 from verified import ssra
 
-TAPE = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",
+TAPE = os.path.join(os.path.dirname(__file__), "..", "tests", "data",
                     "ssra-bench-6362.tape")
 RUST_US_PER_INSTRUCTION = 3.8e3 / 6362
 
