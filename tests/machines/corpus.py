@@ -70,6 +70,19 @@ BUG_CLASSES = [
       ["mov", "m0", "fa0"], ["mov", "fa0", "fa1"], ["mov", "fa1", "m0"]], True),
 ]
 
+BUG_CLASSES += [
+    # a scratch register used without being declared or restored
+    ("undeclared_scratch", {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]]},
+     [["mov", "rax", "m0"], ["swap", "rax", "m1"], ["mov", "m0", "rax"]], False),
+    ("undeclared_scratch", {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]]},
+     [["swap", "rax", "m0"], ["swap", "rax", "m1"], ["swap", "rax", "m0"]], True),
+    # a 128-bit constant written as the same immediate into both halves
+    ("imm_pair_split", {"machine": "riscv64", "moves": [[["a0", "a1"], {"imm": 5}]]},
+     [["mov", "a0", {"imm": 5}], ["mov", "a1", {"imm": 5}]], False),
+    ("imm_pair_split", {"machine": "riscv64", "moves": [[["a0", "a1"], {"imm": 5}]]},
+     [["mov", ["a0", "a1"], {"imm": 5}]], True),
+]
+
 # (name, request with "sequence"): every operation class a machine can lack
 ILLEGAL = [
     ("mov_mem_mem", {"machine": "x86-64", "moves": [["m0", "m1"]],
@@ -86,6 +99,8 @@ ILLEGAL = [
                          "sequence": [["swap", "s0", "s1"]]}),
     ("width_store", {"machine": "x86-64", "moves": [["mw0", "xmm0"]],
                      "sequence": [["mov", "m0", "xmm0"]]}),
+    ("width_scratch", {"machine": "x86-64", "moves": [["m0", "m1"]], "temps": ["xmm0"],
+                       "sequence": [["mov", "xmm0", "m1"], ["mov", "m0", "xmm0"]]}),
     ("width_reg", {"machine": "armv7-vfp", "moves": [["d0", "d1"]],
                    "sequence": [["mov", "d0", "s2"]]}),
     ("cross_class", {"machine": TWO_CLASSES, "moves": [["a0", "f0"]],

@@ -959,8 +959,8 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
                 return MachineVerdict(
                     False, length, location=d.to_json(), expected=want, got=got,
                     unit=u, cost=total,
-                    reason=f"destination {d} (unit {u}) must hold the original value of "
-                    f"{_value_text(m, want)} but holds {_value_text(m, got)}")
+                    reason=f"destination {d} (unit {u}) must hold {_wanted(want)} but "
+                    f"holds {_held(got)}")
     if preserve == "all":
         dest = mm.expected()
         temps = mm.temp_units()
@@ -973,14 +973,16 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
                 return MachineVerdict(
                     False, length, location=name, expected=u, got=got, unit=u, cost=total,
                     reason=f"{name} (unit {u}) is not a destination, so it must keep its "
-                    f"own value, but it was clobbered with {_value_text(m, got)}")
+                    f"own value, but it was clobbered with {_held(got)}")
     return MachineVerdict(True, length, cost=total)
 
 
-def _value_text(m: Machine, v: Value) -> str:
-    if v.startswith("#"):
-        return f"the immediate piece {v}"
-    return f"unit {v}" if m.owner(v) != v else v
+def _wanted(v: Value) -> str:
+    return f"the immediate piece {v}" if v.startswith("#") else f"the original value of {v}"
+
+
+def _held(v: Value) -> str:
+    return f"the immediate piece {v}" if v.startswith("#") else f"that of {v}"
 
 
 # -- the request ----------------------------------------------------------
