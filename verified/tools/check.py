@@ -78,6 +78,15 @@ request fields:
 
 A location is a register number (3 = r3) or a name ("rax", "m0", "t").
 
+machine requests (docs/machines.md): "machine": a preset (x86-64, aarch64,
+riscv64, armv7-vfp; `verified machines`) or a machine object, instead of
+"model" and "registers".  Locations are then the machine's register and
+slot names, lists of them for multi-register values (["a0", "a1"]), and
+{"imm": k} as a source; the answer adds "cost", and an operation the
+machine lacks is a wrong sequence (exit 1).
+  {"machine": "x86-64", "moves": [["m0","m1"],["m1","m0"]], "temps": ["rax"],
+   "sequence": [["mov","rax","m0"],["swap","rax","m1"],["mov","m0","rax"]]}
+
 answers:
   {"ok": true, "length": 1, "optimal": 1}
   {"ok": false, "length": 2, "optimal": 2, "reason": "...",
