@@ -413,6 +413,11 @@ def preset(name: str) -> Machine:
     return machine_from_json(preset_json(name))
 
 
+@functools.lru_cache(maxsize=64)
+def _machine_from_text(text: str) -> Machine:
+    return machine_from_json(json.loads(text))
+
+
 def machine(value: object) -> Machine:
     """A request's ``"machine"``: a preset name or a machine object."""
     if isinstance(value, Machine):
@@ -420,7 +425,13 @@ def machine(value: object) -> Machine:
     if isinstance(value, str):
         return preset(value)
     if isinstance(value, dict):
-        return machine_from_json(value)
+        # a conform run or a vectors file repeats one machine object on every
+        # line: parse each distinct object once
+        try:
+            key = json.dumps(value)  # key order matters: classes are in order
+        except (TypeError, ValueError):
+            return machine_from_json(value)
+        return _machine_from_text(key)
     raise _bad(f"must be a preset name ({', '.join(PRESETS)}) or a machine object, "
                f"not {value!r}")
 
@@ -1054,4 +1065,7 @@ def check_machine_request(req: MachineRequest) -> MachineVerdict:
     ops = read_machine_sequence(req.machine, req.sequence)
     if isinstance(ops, MachineVerdict):
         return ops
-    return implements(req.move, ops, req.preserve)
+    # read_machine_sequence has judged every operation's legality: run and
+    # judge the contract (``implements`` without its second legality pass)
+    m = req.machine
+    return judge(req.move, execute(m, ops), req.preserve, len(ops), cost(m, ops))
