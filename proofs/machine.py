@@ -274,7 +274,7 @@ def split(lay: Layout, op) -> list[tuple[int, int, int]] | None:
         if not x.is_list:
             return [(MOV, lay.index(x.parts[0]), lay.imm_index(y.value))]
         return None  # handled by split_imm
-    if x.is_list != y.is_list or len(x.parts) != len(y.parts):
+    if len(x.parts) != len(y.parts):  # a one-part list is its single location
         return None
     return [(kind, lay.index(p), lay.index(q)) for p, q in zip(x.parts, y.parts)]
 

@@ -648,8 +648,8 @@ def parse_op(m: Machine, value: object) -> MOperation:
 def parts(m: Machine, op: MOperation) -> list[MOperation] | str:
     """A list operation as its single-name parts, in order (the operation
     itself when it has no list), or the reason it cannot be split: a list
-    operand needs a list of as many parts on the other side (or an
-    immediate source)."""
+    operand needs as many parts on the other side (a single name is one
+    part), or an immediate source."""
     if isinstance(op, MMov):
         x, y = op.dst, op.src
     else:
@@ -664,7 +664,7 @@ def parts(m: Machine, op: MOperation) -> list[MOperation] | str:
             out.append(MMov(Place((p,)), Imm(y.value, y.offset + offset)))
             offset += m.lookup(p).width
         return out
-    if len(lists) == 1 or len(x.parts) != len(y.parts):
+    if len(x.parts) != len(y.parts):  # a one-part list is its single location
         return (f"{format_mop(op)} pairs a list of {len(x.parts)} part(s) with "
                 f"{'a list of ' + str(len(y.parts)) + ' part(s)' if len(lists) == 2 else 'a single location'}"
                 f"; a list operand is moved part by part, so the other side must be a "
