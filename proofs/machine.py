@@ -45,7 +45,7 @@ import z3
 from verified.core import machine as PY
 from verified.core.semantics import PreconditionError
 
-from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, prove
+from . import COUNTEREXAMPLE, PROVED, Timer, claim, prove
 
 MVal = z3.DeclareSort("MVal")
 MOV, SWAP = 0, 1
