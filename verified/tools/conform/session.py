@@ -312,7 +312,7 @@ class _Loop:
             except queue.Empty:
                 item = False
             if item is None:  # the program's output ended
-                self.ended_early()
+                self.output_ended()
                 break
             if item:
                 lines, self.last = item
@@ -351,6 +351,25 @@ class _Loop:
         if item:
             self.extra(item[0][0])
             return
+        self.exited_after_all()
+
+    def output_ended(self) -> None:
+        """The program's output ended while the loop was waiting for more.
+        Checked again here, not only at the top of the loop: the writer may
+        finish between that check and the end of the output (it marks
+        itself finished before closing the program's input, so by now it
+        has if the program ended because its input did)."""
+        ex = self.ex
+        if ex.finished.is_set() and self.received >= ex.total:
+            if ex.exhausted:
+                self.exited_after_all()
+                return
+            if ex.writer_error is not None:
+                return  # run_session reports it
+        self.ended_early()
+
+    def exited_after_all(self) -> None:
+        """Every answer is in and the output ended: note an unclean exit."""
         code = self.ex.partner.wait(self.timeout)
         if code not in (0, None):
             self.res.notes.append(f"the program {describe_exit(code)} after answering "
