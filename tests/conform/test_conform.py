@@ -266,6 +266,19 @@ def test_skipped_or_repeated_answer_is_a_protocol_break_not_wrong_answers(mode, 
     assert out.split("; exhaustive, every parallel move over 1..4 registers\n")[1] == golden
 
 
+@pytest.mark.parametrize("mode, kind", [("skip", "skipped an answer"),
+                                        ("double", "repeated an answer")])
+def test_a_shift_is_named_when_some_answers_fit_both_neighbours(mode, kind):
+    """On 1..3 registers many answers are right for the request before AND
+    the one after (``[]`` for two moves that change nothing): such an answer
+    is consistent with either shift, not evidence against it (it was
+    counted against it: exit 1 with 69 "wrong" answers)."""
+    code, r, _ = conform_json("--cmd", misbehave(mode, 4), "--model", "swap",
+                              "--registers", "3", "--no-shrink")
+    assert code == 2 and r["broken"]["kind"] == kind and r["failures"] == 0
+    assert r["broken"]["verdicts_caused"] == 69
+
+
 def test_wrong_answers_before_a_break_still_exit_1():
     # case #3 answered wrongly ([] for a real move), then the program exits early
     code, r, _ = conform_json("--cmd", misbehave("exit", 40, (3,)),

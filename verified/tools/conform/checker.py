@@ -283,8 +283,9 @@ class ChunkResult:
     #: that answer and every later one of the chunk
     after: Tally
     #: every failing answer (WRONG or REFUSED): its offset and the
-    #: neighbour its answer is right for: "next" (as if an answer had been
-    #: skipped before it), "previous" (as if one had been printed twice) or ""
+    #: neighbours its answer is right for: "next" (as if an answer had been
+    #: skipped before it), "previous" (as if one had been printed twice),
+    #: both (an answer such as [] can be right for both), or neither: ()
     fits: list = field(default_factory=list)
     #: offset and reason of the first line that is not an answer
     garbage: tuple[int, str] | None = None
@@ -310,7 +311,7 @@ def check_chunk(ct: CaseType, optimal: bool, chunk: Chunk) -> ChunkResult:
                 tally.add_gap(chunk.start + off, detail, ct.size(case))
             continue
         if kind in (WRONG, REFUSED):
-            to = _fits_neighbour(ct, chunk, off, line)
+            to = _fits_neighbours(ct, chunk, off, line)
             res.fits.append((off, to))
             if to:
                 tally = after
@@ -318,17 +319,14 @@ def check_chunk(ct: CaseType, optimal: bool, chunk: Chunk) -> ChunkResult:
     return res
 
 
-def _fits_neighbour(ct: CaseType, chunk: Chunk, off: int, line: bytes) -> str:
+def _fits_neighbours(ct: CaseType, chunk: Chunk, off: int, line: bytes) -> tuple[str, ...]:
     """Is this (failing) answer right for the request after it (as if the
-    program had skipped an answer) or for the one before it (as if it had
-    printed an answer twice)?"""
+    program had skipped an answer), for the one before it (as if it had
+    printed an answer twice), or both?"""
     nxt = chunk.cases[off + 1] if off + 1 < len(chunk.cases) else chunk.next
-    if nxt is not None and classify(ct, ct.unpack(nxt), line, False)[0] in _GOOD:
-        return "next"
     prev = chunk.cases[off - 1] if off > 0 else (chunk.prev[0] if chunk.prev else None)
-    if prev is not None and classify(ct, ct.unpack(prev), line, False)[0] in _GOOD:
-        return "previous"
-    return ""
+    return tuple(name for name, case in (("next", nxt), ("previous", prev))
+                 if case is not None and classify(ct, ct.unpack(case), line, False)[0] in _GOOD)
 
 
 # ---------------------------------------------------------------------------

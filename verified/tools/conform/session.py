@@ -67,9 +67,10 @@ class Result:
     #: verdicts from the first shifted answer on (see the module docstring)
     after: Tally = field(default_factory=Tally)
     #: the first failing answer that is right for a neighbouring request,
-    #: and which neighbour ("next", "previous")
+    #: and the neighbours ("next", "previous") that every failing answer
+    #: from it on is right for
     shift: int | None = None
-    shift_to: str = ""
+    shift_fits: set = field(default_factory=set)
     #: every failing answer from ``shift`` on is right for the same neighbour
     shift_consistent: bool = True
     broken: Break | None = None
@@ -278,9 +279,11 @@ class _Loop:
         for off, to in r.fits:
             if res.shift is None:
                 if to:
-                    res.shift, res.shift_to = c.start + off, to
-            elif to != res.shift_to:
-                res.shift_consistent = False
+                    res.shift, res.shift_fits = c.start + off, set(to)
+            else:
+                res.shift_fits &= set(to)
+                if not res.shift_fits:
+                    res.shift_consistent = False
         if r.garbage is not None:
             off, why = r.garbage
             res.broken = Break("garbage", why, c.start + off, reqs[off])
@@ -414,14 +417,14 @@ class _Loop:
         if res.shift is None or b is None or not res.shift_consistent:
             return
         s = res.shift
-        if (b.kind == "exited early" and res.shift_to == "next" and ex.exhausted
+        if (b.kind == "exited early" and "next" in res.shift_fits and ex.exhausted
                 and self.received == ex.total - 1):
             b.kind = "skipped an answer"
             b.message = (f"the program answered {self.received:,} of {ex.total:,} requests "
                          f"and ended; from case #{s} on each answer is right for the request "
                          f"after it: it skipped the answer to case #{s} (or just before)")
             b.index, b.request = s, None
-        elif b.kind == "extra output" and res.shift_to == "previous":
+        elif b.kind == "extra output" and "previous" in res.shift_fits:
             b.kind = "repeated an answer"
             b.message = (f"the program printed more answer lines than requests; from "
                          f"answer #{s} on each answer is right for the request before it: "
