@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shlex
 import signal
 import subprocess
@@ -300,6 +301,32 @@ def test_a_program_exiting_before_the_writer_is_done_is_an_early_exit(monkeypatc
     res = session.run_session(quits, suite, False, 10.0, jobs=1, block=1)
     assert res.broken is not None and res.broken.kind == "exited early"
     assert res.broken.message.startswith("the program exited with status 0 after 1 of 75 answers")
+
+
+class DyingSwap(mv.MoveType):
+    """The swap case type whose judge kills the worker process it runs in."""
+
+    def judge(self, case, answer):
+        if os.getpid() != PARENT:
+            os._exit(3)
+        return super().judge(case, answer)
+
+
+PARENT = os.getpid()
+
+
+def test_a_checker_process_that_dies_is_an_internal_error_not_a_hang(c_client):
+    """A worker that dies with chunks in the shared queue: the session stops
+    with our internal error (exit 2 in the report), it does not wait for the
+    dead worker's results, and nothing counts as checked by it."""
+    suite = session.Suite(DyingSwap("swap"), lambda: cases.exhaustive_cases(5), 8476,
+                          "every parallel move on 1..5 registers")
+    t = time.monotonic()
+    res = session.run_session([str(c_client)], suite, False, 10.0, jobs=2)
+    assert time.monotonic() - t < 30
+    assert len(res.internal) == 1 and res.checked == 0
+    assert re.fullmatch(r"checker process \d+ ended without answering \(exit code 3\)",
+                        res.internal[0])
 
 
 # ---------------------------------------------------------------------------
