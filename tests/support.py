@@ -42,18 +42,20 @@ def compile_client(out_dir: Path, broken: bool = False) -> Path:
 
 
 def verified(*args: str, input: bytes | str | None = None, cwd: Path | None = None,
-             timeout: float = 300) -> subprocess.CompletedProcess:
+             timeout: float = 300, text: bool = True) -> subprocess.CompletedProcess:
     """THE CLI runner of the tests: ``python -m verified.cli ARGS`` with this
     interpreter and this checkout first on the path (so a test run from
     another directory, ``cwd``, still runs the code under test); returns
-    the completed process, stdout/stderr as text."""
+    the completed process, stdout/stderr as text (undecoded bytes with
+    ``text=False``, for tests that check the bytes themselves)."""
     if isinstance(input, str):
         input = input.encode()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "verified.cli", *args], input=input,
                           capture_output=True, timeout=timeout, cwd=cwd, env=env)
-    proc.stdout = proc.stdout.decode("utf-8", "replace")
-    proc.stderr = proc.stderr.decode("utf-8", "replace")
+    if text:
+        proc.stdout = proc.stdout.decode("utf-8", "replace")
+        proc.stderr = proc.stderr.decode("utf-8", "replace")
     return proc
 
 

@@ -11,7 +11,6 @@ import subprocess
 import pytest
 
 from verified import cases
-from verified.tools import conform as C
 from verified.algorithms.optimum import optimum
 from verified.core.oracle import implements
 from verified.core.semantics import ParallelMove, execute, sequence, value_of
