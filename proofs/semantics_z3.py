@@ -19,7 +19,7 @@ Encoding (bounded: a fixed list of ``L`` locations 0..L-1):
   over) or ``(PERM, pairs)`` with a concrete list of (dst, src) pairs whose
   locations may be symbolic;
 * a location read or written at a symbolic index is an If-chain over the L
-  locations (DESIGN.md: ~10x faster than the array theory here);
+  locations (chosen over the array theory, which was slower here);
 * ``legal`` says the operation exists in the model and names only locations
   of the register file or declared temporaries (the oracle's two legality
   checks); ``implements`` is the oracle's contract ("all" or "loops").

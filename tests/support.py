@@ -1,5 +1,8 @@
-"""Support code (no tests here) for the conform / vectors / fuzz tests: compiling the C
-client into a temporary directory and running the CLI."""
+"""Support code (no tests here): the one CLI runner (``verified``) and the
+one compiler of the C client (``compile_client``).  Tests get them through
+the session fixtures of tests/conftest.py (``cli``, ``c_client``,
+``c_client_broken``: compiled once per session); helpers that are not tests
+import them from here."""
 
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-CLIENT_SRC = Path(__file__).parent / "clients" / "shuf_client.c"
+ROOT = Path(__file__).resolve().parent.parent
+CLIENT_SRC = ROOT / "tests" / "clients" / "shuf_client.c"
 
 
 def c_compiler() -> str | None:
@@ -37,13 +41,21 @@ def compile_client(out_dir: Path, broken: bool = False) -> Path:
     return exe
 
 
-def verified(*args: str, input: bytes | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run ``python -m verified.cli ARGS``; returns the completed process
-    (stdout/stderr as text)."""
+def verified(*args: str, input: bytes | str | None = None, cwd: Path | None = None,
+             timeout: float = 300, text: bool = True) -> subprocess.CompletedProcess:
+    """THE CLI runner of the tests: ``python -m verified.cli ARGS`` with this
+    interpreter and this checkout first on the path (so a test run from
+    another directory, ``cwd``, still runs the code under test); returns
+    the completed process, stdout/stderr as text (undecoded bytes with
+    ``text=False``, for tests that check the bytes themselves)."""
+    if isinstance(input, str):
+        input = input.encode()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "verified.cli", *args], input=input,
-                          capture_output=True, timeout=timeout)
-    proc.stdout = proc.stdout.decode("utf-8", "replace")
-    proc.stderr = proc.stderr.decode("utf-8", "replace")
+                          capture_output=True, timeout=timeout, cwd=cwd, env=env)
+    if text:
+        proc.stdout = proc.stdout.decode("utf-8", "replace")
+        proc.stderr = proc.stderr.decode("utf-8", "replace")
     return proc
 
 

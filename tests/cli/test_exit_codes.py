@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import verified
+
 ROOT = Path(__file__).resolve().parents[2]
 TAPE = ROOT / "tests" / "data" / "ssra-bench-6362.tape"
 
@@ -36,11 +38,7 @@ SMALL_PROG = "r0 = A()\nr0 = B(r0)\n"
 
 def run(*args: str, cwd: Path | None = None, stdin: bytes = b"",
         timeout: float = 120) -> subprocess.CompletedProcess:
-    p = subprocess.run([sys.executable, "-m", "verified.cli", *args], input=stdin,
-                       capture_output=True, timeout=timeout, cwd=cwd,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
-    p.stdout, p.stderr = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-    return p
+    return verified(*args, input=stdin, cwd=cwd, timeout=timeout)
 
 
 def one_error_line(p: subprocess.CompletedProcess, prog: str) -> str:

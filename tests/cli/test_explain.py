@@ -6,7 +6,6 @@ random corpus, shown to reject every mutant of ``mutants/explain.py``."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -23,13 +22,13 @@ from verified.tools import explain as E
 from verified.tools.exhaustive import smallest_failure
 from verified.tools.wire import parse_request
 
+from tests.support import verified
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "verified.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return verified(*args, input=stdin)
 
 
 # ---------------------------------------------------------------------------

@@ -6,7 +6,6 @@ command line only, so they hold whatever module layout conform has."""
 
 from __future__ import annotations
 
-import json
 import sys
 
 from tests.support import conform_json, py_cmd, verified

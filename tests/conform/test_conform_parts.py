@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -24,9 +26,9 @@ from verified.cases import shapes
 from verified.core.oracle import Verdict, read_sequence
 from verified.core.semantics import Mov, ParallelMove
 from verified.tools import conform as C
-from verified.tools.conform import moves as mv, session
+from verified.tools.conform import moves as mv, partner, session
 
-from tests.support import compile_client, conform_json
+from tests.support import conform_json
 
 CLIENTS = Path(__file__).resolve().parent.parent / "clients"
 
@@ -218,8 +220,8 @@ class SlowSwap(mv.MoveType):
         return super().judge(case, answer)
 
 
-def test_cases_are_generated_lazily_and_progress_counts_checked_answers(tmp_path):
-    client = compile_client(tmp_path)
+def test_cases_are_generated_lazily_and_progress_counts_checked_answers(c_client):
+    client = c_client
     generated = [0]
     ahead = []
 
@@ -247,6 +249,86 @@ def test_cases_are_generated_lazily_and_progress_counts_checked_answers(tmp_path
     assert max(ahead) <= 16 * 256 + 1024 + 256
 
 
+class LateWriter(threading.Event):
+    """The writer's ``finished`` event as a loaded machine can make it look
+    to the main loop: the writer is slow to mark itself finished, and the
+    main loop, having read the flag as clear, is preempted before it waits
+    for the program's output (so it acts on a stale read)."""
+
+    def set(self) -> None:
+        time.sleep(1.0)  # longer than the main loop's stale reads below
+        super().set()
+
+    def is_set(self) -> bool:
+        flag = super().is_set()
+        if not flag:
+            time.sleep(0.3)
+        return flag
+
+
+class LateExchange(partner.Exchange):
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.finished = LateWriter()
+
+
+def test_a_program_ending_with_its_input_is_not_an_early_exit(c_client, monkeypatch):
+    """The race CI hit (exit 2, "exited early after 1,372 of 1,372 answers"):
+    the program answers its last request and exits as soon as its input
+    ends; the main loop must not take that for an early exit however late
+    the writer thread marks itself finished or the main loop reads it.
+    Before the fix the writer closed the program's input first and marked
+    itself finished after, and the main loop trusted the flag it read
+    before waiting for output; with these delays, either half of the old
+    code alone fails this test on every run (5 of 5 each, measured)."""
+    monkeypatch.setattr(session, "Exchange", LateExchange)
+    suite = session.Suite(mv.MoveType("swap"), lambda: cases.exhaustive_cases(3), 75,
+                          "every parallel move on 1..3 registers")
+    res = session.run_session([str(c_client)], suite, False, 10.0, jobs=1)
+    assert res.broken is None and res.notes == [] and res.internal == []
+    assert res.checked == res.sent == 75
+
+
+def test_a_program_exiting_before_the_writer_is_done_is_an_early_exit(monkeypatch):
+    """The other side of the same line: a program that exits after answering
+    every request sent so far, while requests are still to come, did exit
+    early (however late the writer's flag is read)."""
+    monkeypatch.setattr(session, "Exchange", LateExchange)
+    quits = [sys.executable, "-c",
+             "import sys; sys.stdin.readline(); print('{\"sequence\": []}')"]
+    suite = session.Suite(mv.MoveType("swap"), lambda: cases.exhaustive_cases(3), 75,
+                          "every parallel move on 1..3 registers")
+    res = session.run_session(quits, suite, False, 10.0, jobs=1, block=1)
+    assert res.broken is not None and res.broken.kind == "exited early"
+    assert res.broken.message.startswith("the program exited with status 0 after 1 of 75 answers")
+
+
+class DyingSwap(mv.MoveType):
+    """The swap case type whose judge kills the worker process it runs in."""
+
+    def judge(self, case, answer):
+        if os.getpid() != PARENT:
+            os._exit(3)
+        return super().judge(case, answer)
+
+
+PARENT = os.getpid()
+
+
+def test_a_checker_process_that_dies_is_an_internal_error_not_a_hang(c_client):
+    """A worker that dies with chunks in the shared queue: the session stops
+    with our internal error (exit 2 in the report), it does not wait for the
+    dead worker's results, and nothing counts as checked by it."""
+    suite = session.Suite(DyingSwap("swap"), lambda: cases.exhaustive_cases(5), 8476,
+                          "every parallel move on 1..5 registers")
+    t = time.monotonic()
+    res = session.run_session([str(c_client)], suite, False, 10.0, jobs=2)
+    assert time.monotonic() - t < 30
+    assert len(res.internal) == 1 and res.checked == 0
+    assert re.fullmatch(r"checker process \d+ ended without answering \(exit code 3\)",
+                        res.internal[0])
+
+
 # ---------------------------------------------------------------------------
 # Shape mode against an order-dependent resolver
 # ---------------------------------------------------------------------------
@@ -268,9 +350,8 @@ def test_order_dependent_bug_is_caught_by_shuffled_not_sorted(order, code):
         assert dsts != sorted(dsts)
 
 
-def test_shapes_against_the_c_client_with_renamings(tmp_path):
-    client = compile_client(tmp_path)
-    code, r, _ = conform_json("--cmd", str(client), "--model", "swap", "--registers", "7",
+def test_shapes_against_the_c_client_with_renamings(c_client):
+    code, r, _ = conform_json("--cmd", str(c_client), "--model", "swap", "--registers", "7",
                               "--shapes", "--relabel", "3", "--order", "shuffled",
                               "--seed", "ci-1")
     assert code == 0 and r["run"] == r["planned"] == 343 * 4

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -32,7 +31,10 @@ def tool(*names: str) -> str | None:
 
 
 def c_compiler() -> str:
-    cc = tool(os.environ.get("CC", ""), "cc", "gcc", "clang")
+    """tests/support.py's compiler lookup (the one), or skip."""
+    from tests.support import c_compiler as find
+
+    cc = find()
     if cc is None:
         pytest.skip("no C compiler (cc/gcc/clang) on PATH: the C kit tests need one")
     return cc

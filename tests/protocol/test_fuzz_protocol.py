@@ -20,8 +20,6 @@ import io
 import json
 import random
 import string
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -32,6 +30,8 @@ from verified import cases
 from verified.tools import conform as C
 from verified.tools import check, wire
 from verified.core.semantics import PreconditionError
+
+from tests.support import verified
 
 GOOD = {"moves": [[1, 0], [0, 1], [2, 0]], "model": "swap", "registers": 3,
         "sequence": [["swap", 0, 1], ["mov", 2, 1]]}
@@ -308,8 +308,7 @@ def test_cli_survives_a_hostile_corpus(sub):
     lines = _corpus(1234, 3000) + [_encode(GOOD if sub == "check" else
                                            {k: v for k, v in GOOD.items() if k != "sequence"})]
     args = ["check"] if sub == "check" else ["solve", "--algorithm", "shuf"]
-    proc = subprocess.run([sys.executable, "-m", "verified.cli", *args],
-                          input=b"\n".join(lines) + b"\n", capture_output=True, timeout=300)
+    proc = verified(*args, input=b"\n".join(lines) + b"\n", text=False)
     assert proc.stderr == b"", proc.stderr.decode(errors="replace")[-2000:]
     answers = [_strict(x) for x in proc.stdout.decode().splitlines()]
     assert len(answers) == len([ln for ln in lines if ln.strip()])
@@ -395,8 +394,7 @@ test_tape_parsers_raise_only_tape_errors_long = pytest.mark.slow(settings(max_ex
 def test_ssra_cli_reports_bad_tapes_without_traceback(tmp_path, content, suffix):
     path = tmp_path / f"bad{suffix}"
     path.write_bytes(content)
-    proc = subprocess.run([sys.executable, "-m", "verified.cli", "ssra", "alloc", str(path),
-                           "--registers", "4"], capture_output=True, timeout=60)
+    proc = verified("ssra", "alloc", str(path), "--registers", "4", timeout=60, text=False)
     assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
     assert proc.returncode in (0, 2)
     if proc.returncode == 2:

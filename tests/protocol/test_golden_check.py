@@ -208,17 +208,20 @@ def test_an_id_is_echoed_on_bad_input_too():
 # -- the rule: inside "sequence" is a verdict (exit 1), also through conform --
 
 PERM6 = [["perm", [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 0]]]]
+NOT_PERM = [["perm", [[0, 1], [1, 1]]]]
 UNKNOWN_OP = [["jmp", 0, 1]]
 MALFORMED_OP = [["mov", 1]]
 INSIDE = [
-    (PERM6, "operation #0: perm perm (r0 <- r1, r1 <- r2, r2 <- r3, r3 <- r4, r4 <- r5, "
+    (PERM6, "operation #0: perm (r0 <- r1, r1 <- r2, r2 <- r3, r3 <- r4, r4 <- r5, "
             "r5 <- r0) permutes 6 locations; one permutation instruction handles at most 5"),
+    (NOT_PERM, "operation #0: perm (r0 <- r1, r1 <- r1) is not a permutation: its destinations "
+               "must be distinct and be exactly its sources"),
     (UNKNOWN_OP, "operation #0: unknown operation 'jmp'; known: mov, swap, perm, load, store"),
     (MALFORMED_OP, "operation #0: mov takes 2 operand(s), got 1 in ['mov', 1]"),
 ]
 
 
-@pytest.mark.parametrize("sequence, reason", INSIDE, ids=["perm6", "unknown", "malformed"])
+@pytest.mark.parametrize("sequence, reason", INSIDE, ids=["perm6", "not-perm", "unknown", "malformed"])
 def test_wrong_inside_the_sequence_is_a_verdict(sequence, reason):
     request = json.dumps({"moves": [[1, 0], [0, 1]], "model": "permi", "sequence": sequence})
     code, out = check(request)
@@ -242,7 +245,7 @@ def _constant_client(sequence: list) -> str:
     return shlex.join([sys.executable, "-c", code])
 
 
-@pytest.mark.parametrize("sequence, reason", INSIDE, ids=["perm6", "unknown", "malformed"])
+@pytest.mark.parametrize("sequence, reason", INSIDE, ids=["perm6", "not-perm", "unknown", "malformed"])
 def test_conform_reports_the_same_verdict(sequence, reason):
     """Through conform the client's answer gets the verdict ``check`` gives
     (exit 1, in the JSON and the text report), not a protocol break."""

@@ -74,7 +74,7 @@ def test_anything_wrong_inside_the_sequence_is_a_verdict_not_bad_input():
         {"ok": False, "length": 1, "operation": 0, "optimal": 3,
          "reason": "operation #0: unknown operation 'jmp'; known: mov, swap, perm, load, store"},
         {"ok": False, "length": 1, "operation": 0, "optimal": 1,
-         "reason": "operation #0: perm perm (r0 <- r1, r1 <- r2, r2 <- r3, r3 <- r4, "
+         "reason": "operation #0: perm (r0 <- r1, r1 <- r2, r2 <- r3, r3 <- r4, "
                    "r4 <- r5, r5 <- r0) permutes 6 locations; one permutation "
                    "instruction handles at most 5"},
         {"ok": False, "length": 2, "operation": 1, "optimal": 1,

@@ -11,12 +11,11 @@ import subprocess
 import pytest
 
 from verified import cases
-from verified.tools import conform as C
 from verified.algorithms.optimum import optimum
 from verified.core.oracle import implements
 from verified.core.semantics import ParallelMove, execute, sequence, value_of
 
-from tests.support import compile_client, verified
+from tests.support import verified
 
 
 def _write(out, *args):
@@ -104,18 +103,12 @@ def test_bad_use(tmp_path, args):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
 
 
-@pytest.fixture(scope="module")
-def clients(tmp_path_factory):
-    d = tmp_path_factory.mktemp("clients")
-    return compile_client(d), compile_client(d, broken=True)
-
-
 @pytest.mark.parametrize("model", ["swap", "permi", "temp"])
-def test_c_test_suite_checks_itself_from_vectors(tmp_path, clients, model):
+def test_c_test_suite_checks_itself_from_vectors(tmp_path, c_client, c_client_broken, model):
     """No Python at run time: the C client reads the files, runs its own
     shuffler, executes the result on an int array and compares it with
     "expected" (and with "optimal" where it claims optimality)."""
-    good, bad = clients
+    good, bad = c_client, c_client_broken
     _write(tmp_path / "v", "--model", model, "--registers", "7", "--exhaustive-max", "4",
            "--random", "300")
     files = sorted(str(p) for p in (tmp_path / "v").glob("*.jsonl"))

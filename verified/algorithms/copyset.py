@@ -384,7 +384,8 @@ def optimal_length(pm: ParallelMove, preserve: str = "loops") -> int:
 @algorithm(
     "permi-optimal", model="permi", preserve="loops",
     bound=lambda pm, preserve: optimal_length(pm, preserve),
-    bound_text="the copy-set DP's optimum (Theorem 3)", optimal=True, proof="proofs/permi.py",
+    bound_text="the copy-set DP's optimum (Theorem 3)", optimal=True,
+    proof="proofs/permi_claims.py",
     summary="optimal copy set (dynamic program) + GREEDY",
     source="Buchwald, Mohr, Rutter, WADS 2015, Section 4; the cycle case derived here")
 def permi_optimal(pm: ParallelMove, preserve: str = "loops") -> list[Operation]:

@@ -287,7 +287,7 @@ def lemma3_length(pm: ParallelMove, preserve: str = "loops") -> int:
 @algorithm(
     "greedy", model="permi", preserve="loops", bound=lemma3_length,
     bound_text="X + max(ceil((a2+a3)/2), ceil((a2+2*a3)/3)) (Lemma 3)", optimal=True,
-    proof="proofs/permi.py",
+    proof="proofs/permi_claims.py",
     summary="GREEDY for out-degree-1 RTGs (Buchwald, Mohr, Rutter)",
     source="Buchwald, Mohr, Rutter, WADS 2015, Section 3 (Lemma 3, Theorem 2)")
 def greedy(pm: ParallelMove, preserve: str = "loops") -> list[Operation]:

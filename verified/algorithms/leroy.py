@@ -31,7 +31,7 @@ TO_MOVE, BEING_MOVED, MOVED = 0, 1, 2
 
 @algorithm(
     "leroy", model="temp", bound=moves_plus_cycles, bound_text="non-loop moves + cycles",
-    shape=originals_or_temps, proof="proofs/leroy.py",
+    shape=originals_or_temps, proof="proofs/parmove.py",
     summary="Leroy et al. recursive post-order, one temporary",
     source="Rideau, Serpette, Leroy, \"Tilting at windmills with Coq\" (JAR 2008), "
            "CompCert lib/Parmov.v")
@@ -89,7 +89,7 @@ def _readers(src: list[Location]) -> dict[Location, list[int]]:
 
 @algorithm(
     "leroy-iterative", model="temp", bound=moves_plus_cycles,
-    bound_text="non-loop moves + cycles", shape=originals_or_temps, proof="proofs/leroy.py",
+    bound_text="non-loop moves + cycles", shape=originals_or_temps, proof="proofs/parmove.py",
     summary="the same with an explicit stack (no recursion limit)",
     source="Rideau, Serpette, Leroy (as leroy), iterative")
 def leroy_iterative(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation]:

@@ -26,7 +26,7 @@ from .temporary import TempFor, originals_or_temps, temp_function
 
 @algorithm(
     "windmill", model="temp", bound=moves_plus_cycles, bound_text="non-loop moves + cycles",
-    shape=originals_or_temps, proof="proofs/windmill.py",
+    shape=originals_or_temps, proof="proofs/parmove.py",
     summary="Kahn: blades first, then break each axle with the temporary",
     source="Kahn's algorithm on the windmills (the write-up \"Lowering parallel moves\")")
 def windmill(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation]:
@@ -47,7 +47,7 @@ def windmill(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation
 
 @algorithm(
     "mincopy", model="temp", bound=moves_plus_bare_cycles,
-    bound_text="non-loop moves + bare cycles", optimal=True, proof="proofs/windmill.py",
+    bound_text="non-loop moves + bare cycles", optimal=True, proof="proofs/parmove.py",
     summary="minimum copies: non-loop moves + bare cycles (Boissinot et al.)",
     source="Boissinot et al., CGO 2009, Algorithm 1 (derived from the windmill structure)")
 def mincopy(pm: ParallelMove, temp: Optional[TempFor] = None,

@@ -392,12 +392,12 @@ def operation(value: object) -> Operation:
         srcs = [s for _, s in op.pairs]
         if len(set(dsts)) != len(dsts) or set(dsts) != set(srcs):
             raise PreconditionError(
-                f"perm {format_op(op)} is not a permutation: its destinations "
+                f"{format_op(op)} is not a permutation: its destinations "
                 f"must be distinct and be exactly its sources"
             )
         if len(dsts) > MAX_PERM:
             raise PreconditionError(
-                f"perm {format_op(op)} permutes {len(dsts)} locations; one "
+                f"{format_op(op)} permutes {len(dsts)} locations; one "
                 f"permutation instruction handles at most {MAX_PERM}"
             )
     return op

@@ -29,6 +29,7 @@ import collections
 import json
 import re
 import multiprocessing
+import queue
 import signal
 from dataclasses import dataclass, field
 from typing import Any
@@ -283,8 +284,9 @@ class ChunkResult:
     #: that answer and every later one of the chunk
     after: Tally
     #: every failing answer (WRONG or REFUSED): its offset and the
-    #: neighbour its answer is right for: "next" (as if an answer had been
-    #: skipped before it), "previous" (as if one had been printed twice) or ""
+    #: neighbours its answer is right for: "next" (as if an answer had been
+    #: skipped before it), "previous" (as if one had been printed twice),
+    #: both (an answer such as [] can be right for both), or neither: ()
     fits: list = field(default_factory=list)
     #: offset and reason of the first line that is not an answer
     garbage: tuple[int, str] | None = None
@@ -310,7 +312,7 @@ def check_chunk(ct: CaseType, optimal: bool, chunk: Chunk) -> ChunkResult:
                 tally.add_gap(chunk.start + off, detail, ct.size(case))
             continue
         if kind in (WRONG, REFUSED):
-            to = _fits_neighbour(ct, chunk, off, line)
+            to = _fits_neighbours(ct, chunk, off, line)
             res.fits.append((off, to))
             if to:
                 tally = after
@@ -318,17 +320,14 @@ def check_chunk(ct: CaseType, optimal: bool, chunk: Chunk) -> ChunkResult:
     return res
 
 
-def _fits_neighbour(ct: CaseType, chunk: Chunk, off: int, line: bytes) -> str:
+def _fits_neighbours(ct: CaseType, chunk: Chunk, off: int, line: bytes) -> tuple[str, ...]:
     """Is this (failing) answer right for the request after it (as if the
-    program had skipped an answer) or for the one before it (as if it had
-    printed an answer twice)?"""
+    program had skipped an answer), for the one before it (as if it had
+    printed an answer twice), or both?"""
     nxt = chunk.cases[off + 1] if off + 1 < len(chunk.cases) else chunk.next
-    if nxt is not None and classify(ct, ct.unpack(nxt), line, False)[0] in _GOOD:
-        return "next"
     prev = chunk.cases[off - 1] if off > 0 else (chunk.prev[0] if chunk.prev else None)
-    if prev is not None and classify(ct, ct.unpack(prev), line, False)[0] in _GOOD:
-        return "previous"
-    return ""
+    return tuple(name for name, case in (("next", nxt), ("previous", prev))
+                 if case is not None and classify(ct, ct.unpack(case), line, False)[0] in _GOOD)
 
 
 # ---------------------------------------------------------------------------
@@ -340,83 +339,83 @@ class CheckerDied(Exception):
     """A checker process ended without answering (killed, out of memory)."""
 
 
-def _worker(conn, ct: CaseType, optimal: bool) -> None:
+def _worker(tasks, results, ct: CaseType, optimal: bool) -> None:
     # the command's main process handles ^C and termination, and kills us
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_DFL)
-    try:
-        while True:
-            chunk = conn.recv()
-            if chunk is None:
-                return
-            try:
-                conn.send(check_chunk(ct, optimal, chunk))
-            except Exception as e:  # a bug of ours: the session reports it
-                conn.send(f"{type(e).__name__}: {e}")
-    except (EOFError, OSError):
-        return
+    while (chunk := tasks.get()) is not None:
+        try:
+            out: "ChunkResult | str" = check_chunk(ct, optimal, chunk)
+        except Exception as e:  # a bug of ours: the session reports it
+            out = f"{type(e).__name__}: {e}"
+        results.put((chunk.start, out))
 
 
 class CheckerPool:
-    """``jobs`` forked worker processes, each with its own pipe; chunks are
-    dealt round-robin and results taken back in the order they were
-    submitted (each worker answers its chunks in order).  Created before
-    any thread of the session exists (fork copies only the calling thread).
-    A result is small (counts and a few indices), so a worker never blocks
-    on sending it while the session blocks on sending the next chunk."""
+    """``jobs`` forked worker processes that take chunks from one shared
+    queue, whichever is free first, and put ``(start, result)`` on one
+    results queue; ``result`` hands the results back in the order the
+    chunks were submitted (the session merges them in that order).
+
+    Why one shared queue: with chunks dealt round-robin and taken back in
+    order, a worker that the machine's scheduler held back (a loaded CI
+    machine) held the session and the other workers back with it; on two
+    busy cores that made the worker processes slower than checking inline.
+    Created before any thread of the session exists (fork copies only the
+    calling thread); ``submit`` never blocks (the queue's feeder thread
+    writes to the pipe)."""
 
     def __init__(self, jobs: int, ct: CaseType, optimal: bool):
         ctx = multiprocessing.get_context("fork")
-        self.workers = []
-        for _ in range(jobs):
-            mine, theirs = ctx.Pipe()
-            p = ctx.Process(target=_worker, args=(theirs, ct, optimal), daemon=True)
+        self._tasks = ctx.Queue()
+        self._results = ctx.Queue()
+        self.workers = [ctx.Process(target=_worker, args=(self._tasks, self._results, ct, optimal),
+                                    daemon=True) for _ in range(jobs)]
+        for p in self.workers:
             p.start()
-            theirs.close()
-            self.workers.append((p, mine))
-        self._next = 0
+        self._done: dict[int, "ChunkResult | str"] = {}
 
     @property
     def size(self) -> int:
         return len(self.workers)
 
     def submit(self, chunk: Chunk) -> int:
-        w = self._next
-        self._next = (w + 1) % len(self.workers)
-        try:
-            self.workers[w][1].send(chunk)
-        except OSError:
-            raise CheckerDied(self._why(w)) from None
-        return w
+        self._tasks.put(chunk)
+        return chunk.start
 
     def ready(self, ticket: int) -> bool:
-        try:
-            return self.workers[ticket][1].poll()
-        except OSError:
-            return True  # recv will say
+        while ticket not in self._done:
+            try:
+                start, out = self._results.get_nowait()
+            except queue.Empty:
+                return False
+            self._done[start] = out
+        return True
 
     def result(self, ticket: int) -> ChunkResult:
-        p, conn = self.workers[ticket]
-        try:
-            got = conn.recv()
-        except (EOFError, OSError):
-            raise CheckerDied(self._why(ticket)) from None
+        while ticket not in self._done:
+            try:
+                start, out = self._results.get(timeout=0.5)
+            except queue.Empty:
+                dead = [p for p in self.workers if p.exitcode is not None]
+                if dead:
+                    raise CheckerDied(f"checker process {dead[0].pid} ended without answering "
+                                      f"(exit code {dead[0].exitcode})") from None
+                continue
+            self._done[start] = out
+        got = self._done.pop(ticket)
         if isinstance(got, str):
             raise CheckerDied(f"a checker process failed: {got}")
         return got
 
-    def _why(self, w: int) -> str:
-        p = self.workers[w][0]
-        p.join(timeout=1)
-        return f"checker process {p.pid} ended without answering (exit code {p.exitcode})"
-
     def close(self) -> None:
-        for p, conn in self.workers:
+        for p in self.workers:
             if p.is_alive():
                 p.kill()
-        for p, conn in self.workers:
+        for p in self.workers:
             p.join(timeout=2)
-            conn.close()
+        for q in (self._tasks, self._results):
+            q.cancel_join_thread()  # never wait at exit for a pipe no one reads
+            q.close()
         self.workers = []
-

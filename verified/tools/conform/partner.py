@@ -161,6 +161,15 @@ def die_of(signum: int) -> None:
     os.kill(os.getpid(), signum)
 
 
+def _write_all(f, data: bytes) -> None:
+    """Write all of ``data`` to the unbuffered pipe ``f``: a raw write may
+    write only part of it (a signal arriving mid-write), and a lost tail
+    would merge two request lines."""
+    view = memoryview(data)
+    while view:
+        view = view[f.write(view):]
+
+
 # ---------------------------------------------------------------------------
 # The exchange: requests in, answers out
 # ---------------------------------------------------------------------------
@@ -200,7 +209,8 @@ class Exchange:
     answers: queue.Queue = field(default_factory=lambda: queue.Queue(maxsize=256))
     #: requests handed to the partner so far (final once ``finished`` is set)
     total: int = 0
-    #: set when the writer has stopped, for whatever reason
+    #: set when the writer is done, for whatever reason, and before it
+    #: closes the partner's input (so before the partner can see its end)
     finished: threading.Event = field(default_factory=threading.Event)
     #: the writer sent every request there is (False: the pipe broke first)
     exhausted: bool = False
@@ -244,7 +254,7 @@ class Exchange:
                     return
                 self.sent.append(block)
                 self.total = block.end
-                stdin.write(b"".join(block.lines))
+                _write_all(stdin, b"".join(block.lines))
                 block.written_at = time.monotonic()
             self.exhausted = True
         except (BrokenPipeError, OSError, ValueError):
@@ -252,11 +262,17 @@ class Exchange:
         except BaseException as e:  # a bug in a case generator: report it
             self.writer_error = e
         finally:
+            # Publish how the writer ended *before* closing the partner's
+            # input: the end of its input lets the partner answer its last
+            # requests and exit at once, and the main loop, seeing the end
+            # of its output, must already know that every request was sent
+            # (set after the close, a loaded machine let the main loop take
+            # a well-behaved partner's exit for an early one).
+            self.finished.set()
             try:
                 stdin.close()
             except OSError:
                 pass
-            self.finished.set()
 
     def _read(self) -> None:
         fd = self.partner.proc.stdout.fileno()

@@ -67,9 +67,10 @@ class Result:
     #: verdicts from the first shifted answer on (see the module docstring)
     after: Tally = field(default_factory=Tally)
     #: the first failing answer that is right for a neighbouring request,
-    #: and which neighbour ("next", "previous")
+    #: and the neighbours ("next", "previous") that every failing answer
+    #: from it on is right for
     shift: int | None = None
-    shift_to: str = ""
+    shift_fits: set = field(default_factory=set)
     #: every failing answer from ``shift`` on is right for the same neighbour
     shift_consistent: bool = True
     broken: Break | None = None
@@ -278,9 +279,11 @@ class _Loop:
         for off, to in r.fits:
             if res.shift is None:
                 if to:
-                    res.shift, res.shift_to = c.start + off, to
-            elif to != res.shift_to:
-                res.shift_consistent = False
+                    res.shift, res.shift_fits = c.start + off, set(to)
+            else:
+                res.shift_fits &= set(to)
+                if not res.shift_fits:
+                    res.shift_consistent = False
         if r.garbage is not None:
             off, why = r.garbage
             res.broken = Break("garbage", why, c.start + off, reqs[off])
@@ -312,7 +315,7 @@ class _Loop:
             except queue.Empty:
                 item = False
             if item is None:  # the program's output ended
-                self.ended_early()
+                self.output_ended()
                 break
             if item:
                 lines, self.last = item
@@ -351,6 +354,25 @@ class _Loop:
         if item:
             self.extra(item[0][0])
             return
+        self.exited_after_all()
+
+    def output_ended(self) -> None:
+        """The program's output ended while the loop was waiting for more.
+        Checked again here, not only at the top of the loop: the writer may
+        finish between that check and the end of the output (it marks
+        itself finished before closing the program's input, so by now it
+        has if the program ended because its input did)."""
+        ex = self.ex
+        if ex.finished.is_set() and self.received >= ex.total:
+            if ex.exhausted:
+                self.exited_after_all()
+                return
+            if ex.writer_error is not None:
+                return  # run_session reports it
+        self.ended_early()
+
+    def exited_after_all(self) -> None:
+        """Every answer is in and the output ended: note an unclean exit."""
         code = self.ex.partner.wait(self.timeout)
         if code not in (0, None):
             self.res.notes.append(f"the program {describe_exit(code)} after answering "
@@ -395,14 +417,14 @@ class _Loop:
         if res.shift is None or b is None or not res.shift_consistent:
             return
         s = res.shift
-        if (b.kind == "exited early" and res.shift_to == "next" and ex.exhausted
+        if (b.kind == "exited early" and "next" in res.shift_fits and ex.exhausted
                 and self.received == ex.total - 1):
             b.kind = "skipped an answer"
             b.message = (f"the program answered {self.received:,} of {ex.total:,} requests "
                          f"and ended; from case #{s} on each answer is right for the request "
                          f"after it: it skipped the answer to case #{s} (or just before)")
             b.index, b.request = s, None
-        elif b.kind == "extra output" and res.shift_to == "previous":
+        elif b.kind == "extra output" and "previous" in res.shift_fits:
             b.kind = "repeated an answer"
             b.message = (f"the program printed more answer lines than requests; from "
                          f"answer #{s} on each answer is right for the request before it: "
