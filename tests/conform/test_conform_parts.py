@@ -416,3 +416,28 @@ def test_signal_kills_the_program_and_everything_it_started(sig, registers):
     for pid in children:  # the checker processes too
         assert not Path(f"/proc/{pid}").exists() or \
             Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+
+
+class SignalledBeforeStart(partner.Exchange):
+    """SIGTERM arriving after the exchange's threads exist, before they run
+    (the handler raises ``Terminated`` wherever the main thread is)."""
+
+    def start(self) -> None:
+        raise partner.Terminated(signal.SIGTERM)
+
+
+def test_a_signal_between_creating_and_starting_threads_still_ends_as_the_signal(
+        c_client, monkeypatch):
+    """Seen under load (4 of 60 SIGHUPs): the clean-up joined threads that
+    were never started, and RuntimeError ("cannot join thread before it is
+    started") replaced the signal, so conform exited 2 with an internal
+    error instead of 128 + the signal."""
+    monkeypatch.setattr(session, "Exchange", SignalledBeforeStart)
+    suite = session.Suite(mv.MoveType("swap"), lambda: cases.exhaustive_cases(3), 75,
+                          "every parallel move on 1..3 registers")
+    with pytest.raises(partner.Terminated):
+        session.run_session([str(c_client)], suite, False, 10.0, jobs=1)
+    p = partner.Partner([str(c_client)])
+    p.start()
+    p._err_thread = threading.Thread(target=lambda: None)  # created, signal, not started
+    p.kill()

@@ -372,8 +372,14 @@ class CheckerPool:
         self._results = ctx.Queue()
         self.workers = [ctx.Process(target=_worker, args=(self._tasks, self._results, ct, optimal),
                                     daemon=True) for _ in range(jobs)]
-        for p in self.workers:
-            p.start()
+        try:
+            for p in self.workers:
+                p.start()
+        except BaseException:  # SIGTERM/SIGHUP mid-start: leave no worker behind
+            for p in self.workers:
+                if p.pid is not None:
+                    p.kill()
+            raise
         self._done: dict[int, "ChunkResult | str"] = {}
 
     @property

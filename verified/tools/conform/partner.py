@@ -121,7 +121,15 @@ class Partner:
             except OSError:
                 pass
         if self._err_thread is not None:
-            self._err_thread.join(timeout=1)
+            _join_started(self._err_thread, 1)
+
+
+def _join_started(t: threading.Thread, timeout: float) -> None:
+    """Join ``t`` if it was started: SIGTERM/SIGHUP raise ``Terminated``
+    anywhere in the main thread, also between creating a thread and starting
+    it, and joining an unstarted thread would replace that exit by an error."""
+    if t.ident is not None:
+        t.join(timeout=timeout)
 
 
 def kill_all() -> None:
@@ -239,7 +247,7 @@ class Exchange:
         self._stop.set()
         self._room.release()
         for t in self._threads:
-            t.join(timeout=2)
+            _join_started(t, 2)
 
     def _write(self) -> None:
         stdin = self.partner.proc.stdin
