@@ -59,11 +59,13 @@ in one place (after a cycle break parked part of them).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from ..core.semantics import PreconditionError
+from .registry import algorithm
 
 #: a value a unit holds: an original unit id, or ("imm", k, i) (unit i of constant k)
 Value = object
@@ -78,8 +80,11 @@ class Unsolvable(PreconditionError):
 
 @dataclass(frozen=True)
 class Imm:
+    """An immediate source of ``width`` units (its pieces start at ``offset``)."""
+
     value: int
     width: int = 1
+    offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,7 @@ class Job:
 
 
 def imm_values(imm: Imm) -> tuple:
-    return tuple(("imm", imm.value, i) for i in range(imm.width))
+    return tuple(("imm", imm.value, imm.offset + i) for i in range(imm.width))
 
 
 # ---------------------------------------------------------------------------
@@ -168,36 +173,61 @@ class _Run:
     def values(self, p: Place) -> tuple:
         return tuple(self.cur[u] for u in p.units)
 
-    def pending(self, u) -> bool:
-        return u in self.goal and self.cur[u] != self.goal[u]
-
-    def needed(self) -> Counter:
-        return Counter(self.goal[u] for u in self.goal if self.cur[u] != self.goal[u])
-
-    def holders(self, v) -> list:
-        return [u for u, x in self.cur.items() if x == v]
-
     def done(self, job: Job) -> bool:
         return self.values(job.dst) == job.want
 
     def open_jobs(self) -> list[Job]:
         return [j for j in self.jobs if not self.done(j)]
 
-    def safe(self, p: Place, new: tuple, need: Counter | None = None,
-             spare: Iterable = ()) -> bool:
-        """Writing ``new`` into ``p`` breaks no finished unit and loses no
-        needed value (``spare``: units whose current value the caller
-        accounts for itself, e.g. the register being borrowed)."""
-        need = self.needed() if need is None else need
-        spare = set(spare)
-        for u, v in zip(p.units, new):
-            old = self.cur[u]
-            if old == v or u in spare:
+    def finished(self, p: Place) -> bool:
+        return all(u in self.goal and self.cur[u] == self.goal[u] for u in p.units)
+
+    @staticmethod
+    def apply(op: Op, state: dict) -> None:
+        kind, a, b = op
+        if kind == "mov":
+            vals = imm_values(b) if isinstance(b, Imm) else tuple(state[u] for u in b.units)
+            for u, v in zip(a.units, vals):
+                state[u] = v
+        else:
+            va, vb = tuple(state[u] for u in a.units), tuple(state[u] for u in b.units)
+            for u, v in zip(a.units, vb):
+                state[u] = v
+            for u, v in zip(b.units, va):
+                state[u] = v
+
+    def keeps(self, after: dict, allow: Iterable = ()) -> bool:
+        """THE step invariant (``proofs/resolve.py`` proves it is kept):
+        (1) no finished unit is unfinished, except the ``allow``-ed units of
+        a borrowed register (which get a restore job); (2) every goal value
+        of an unfinished unit is still held by some unit (a constant can
+        always be written again)."""
+        allow = set(allow)
+        held = None
+        for u, g in self.goal.items():
+            if after[u] == g:
                 continue
-            if u in self.goal and old == self.goal[u]:
+            if self.cur[u] == g and u not in allow:
                 return False
-            if need[old] and not [w for w in self.holders(old) if w not in p.units]:
-                return False
+            if not _is_imm(g):
+                if held is None:
+                    held = set(after.values())
+                if g not in held:
+                    return False
+        return True
+
+    def feasible(self, ops: Sequence[Op], allow: Iterable = ()) -> bool:
+        after = dict(self.cur)
+        for op in ops:
+            self.apply(op, after)
+        return self.keeps(after, allow)
+
+    def attempt(self, steps: Sequence[tuple[Op, str]], allow: Iterable = ()) -> bool:
+        """Emit ``steps`` if together they keep the invariant."""
+        if not self.feasible([op for op, _ in steps], allow):
+            return False
+        for op, why in steps:
+            self.emit(op, why)
         return True
 
     # -- emitting ----------------------------------------------------------
@@ -205,17 +235,7 @@ class _Run:
     def emit(self, op: Op, why: str) -> None:
         if len(self.ops) > self.limit:
             raise AssertionError(f"resolve: no progress after {len(self.ops)} operations")
-        kind, a, b = op
-        if kind == "mov":
-            vals = imm_values(b) if isinstance(b, Imm) else self.values(b)
-            for u, v in zip(a.units, vals):
-                self.cur[u] = v
-        else:
-            va, vb = self.values(a), self.values(b)
-            for u, v in zip(a.units, vb):
-                self.cur[u] = v
-            for u, v in zip(b.units, va):
-                self.cur[u] = v
+        self.apply(op, self.cur)
         self.ops.append(op)
         self.trace(why, {"op": op, "cur": dict(self.cur)})
 
@@ -240,43 +260,41 @@ class _Run:
                 best = best or p
         return best
 
-    def _scratch(self, want: tuple, reader: Place, writer: Place, need: Counter) -> Place | None:
-        """A register that may hold ``want`` in between ``mov R, reader``
-        and ``mov writer, R``: a pending destination wanting those very
-        values first (the copy is progress), else any safe register."""
-        cands = []
-        for r in self.f.places:
-            if r.kind != "reg" or r.width != len(want):
-                continue
-            if set(r.units) & (set(reader.units) | set(writer.units)):
-                continue
-            if not (self.legal(("mov", r, reader)) and self.legal(("mov", writer, r))):
-                continue
-            if not self.safe(r, want, need):
-                continue
-            wants_it = any(j.dst is r and j.want == want for j in self.jobs)
-            goal_free = not any(u in self.goal for u in r.units)
-            cands.append((0 if wants_it else 1 if goal_free else 2, r))
-        cands.sort(key=lambda c: c[0])
-        return cands[0][1] if cands else None
+    def _registers(self, width: int, avoid: Iterable = ()) -> list[Place]:
+        avoid = set(avoid)
+        return [r for r in self.f.places
+                if r.kind == "reg" and r.width == width and not set(r.units) & avoid]
+
+    def _scratch_order(self, regs: list[Place], want: tuple) -> list[Place]:
+        """Scratch candidates: a pending destination that wants these very
+        values first (the copy is progress), then goal-free registers
+        (temporaries), then the rest."""
+        def rank(r: Place) -> int:
+            if any(j.dst is r and j.want == want for j in self.jobs):
+                return 0
+            return 1 if not any(u in self.goal for u in r.units) else 2
+        return sorted(regs, key=rank)
 
     # -- step 1: ready jobs -------------------------------------------------
 
-    def try_job(self, job: Job, need: Counter) -> bool:
-        if job.imm is not None or not self.safe(job.dst, job.want, need):
+    def try_job(self, job: Job) -> bool:
+        if job.imm is not None:
             return False
         src = self._holder(job.want, job.src, avoid=job.dst)
         if src is None:
             return self._split(job)
-        if self.legal(("mov", job.dst, src)):
-            self.emit(("mov", job.dst, src), "move")
-            return True
-        r = self._scratch(job.want, src, job.dst, need)
-        if r is None:
-            return False
-        self.emit(("mov", r, src), "scratch load")
-        self.emit(("mov", job.dst, r), "scratch store")
-        return True
+        direct = ("mov", job.dst, src)
+        if self.legal(direct):
+            return self.attempt([(direct, "move")])
+        if not self.feasible([direct]):
+            return False  # its destination still holds a needed value
+        for r in self._scratch_order(self._registers(job.dst.width, src.units + job.dst.units),
+                                     job.want):
+            load, store = ("mov", r, src), ("mov", job.dst, r)
+            if self.legal(load) and self.legal(store) and self.attempt(
+                    [(load, "scratch load"), (store, "scratch store")]):
+                return True
+        return False
 
     def _split(self, job: Job) -> bool:
         """The job's values are no longer in one place: split it into its
@@ -299,58 +317,77 @@ class _Run:
         # destinations whose old value is dead can still serve as one
         order = sorted(self.jobs, key=lambda j: j.src is None or self.legal(("mov", j.dst, j.src)))
         for job in order:
-            if job in self.jobs and not self.done(job) and self.try_job(job, self.needed()):
+            if job in self.jobs and not self.done(job) and self.try_job(job):
                 progress = True
         return progress
 
     # -- step 2: cycle breaks -------------------------------------------------
 
-    def _cycle_length(self, job: Job) -> int:
+    def _blockers(self, job: Job, open_jobs: list[Job]) -> list[Job]:
+        """The open jobs that need a value only ``job``'s destination holds."""
+        only = [v for u, v in zip(job.dst.units, self.values(job.dst))
+                if not [w for w, x in self.cur.items() if x == v and w not in job.dst.units]]
+        return [k for k in open_jobs if k is not job and set(only) & set(k.want)]
+
+    def _on_cycle(self, job: Job, open_jobs: list[Job]) -> bool:
+        seen, todo = set(), list(self._blockers(job, open_jobs))
+        while todo:
+            k = todo.pop()
+            if k is job:
+                return True
+            if id(k) in seen:
+                continue
+            seen.add(id(k))
+            todo += self._blockers(k, open_jobs)
+        return False
+
+    def _cycle_length(self, job: Job, open_jobs: list[Job]) -> int:
         seen, j, k = set(), job, 0
         while j is not None and id(j) not in seen:
             seen.add(id(j))
             k += 1
             holder = self._holder(j.want, j.src, avoid=j.dst)
-            j = next((x for x in self.open_jobs() if holder is not None and x.dst is holder), None)
+            j = next((x for x in open_jobs if holder is not None and x.dst is holder), None)
         return max(k, 2)
 
-    def _free_place(self, vals: tuple, src: Place, need: Counter,
-                    kinds: tuple = ("reg", "mem"), avoid: tuple = ()) -> Place | None:
-        """A place where ``vals`` (now in ``src``) can be parked by one
-        legal mov: same class first, then any register, then a slot."""
+    def _park_place(self, src: Place, avoid: tuple = ()) -> Place | None:
+        """Where ``src``'s values can be copied by one legal, invariant-
+        keeping mov: a register of its class first, then any register,
+        then a slot; goal-free places (temporaries) before dead
+        destinations."""
         cands = []
         for p in self.f.places:
-            if p.width != len(vals) or p.kind not in kinds or set(p.units) & set(src.units + avoid):
+            if p.width != src.width or set(p.units) & set(src.units + avoid):
                 continue
-            if not self.legal(("mov", p, src)) or not self.safe(p, vals, need):
+            op = ("mov", p, src)
+            if not self.legal(op) or not self.feasible([op]):
                 continue
-            rank = (0 if p.kind == "reg" and p.cls == src.cls else
-                    1 if p.kind == "reg" else 2)
-            goal_free = not any(u in self.goal for u in p.units)
-            cands.append((rank, 0 if goal_free else 1, p))
+            rank = 0 if p.kind == "reg" and p.cls == src.cls else 1 if p.kind == "reg" else 2
+            cands.append((rank, 0 if not any(u in self.goal for u in p.units) else 1, p))
         cands.sort(key=lambda c: c[:2])
         return cands[0][2] if cands else None
 
     def break_cycle(self) -> bool:
-        need = self.needed()
         open_jobs = [j for j in self.open_jobs() if j.imm is None]
-        # swap or park, by cost
+        # (a) a swap that finishes a job (its holder takes the blocked
+        # value), or a park for a job on a cycle: whichever costs less
         for job in open_jobs:
-            blocked = self.values(job.dst)
             holder = self._holder(job.want, job.src, avoid=job.dst)
             swap = None
-            if holder is not None and not set(holder.units) & set(job.dst.units) \
-                    and self.legal(("swap", job.dst, holder)) \
-                    and all(self.pending(u) or u not in self.goal for u in holder.units):
-                swap = ("swap", job.dst, holder)
-            park = self._free_place(blocked, job.dst, need)
+            if holder is not None and not set(holder.units) & set(job.dst.units):
+                op = ("swap", job.dst, holder)
+                undo = bool(self.ops) and self.ops[-1][0] == "swap" and {
+                    id(self.ops[-1][1]), id(self.ops[-1][2])} == {id(job.dst), id(holder)}
+                if self.legal(op) and not undo and self.feasible([op]):
+                    swap = op
+            cycle = self._on_cycle(job, open_jobs)
+            park = self._park_place(job.dst) if cycle else None
             if swap is None and park is None:
                 continue
-            if swap is not None and park is not None:
-                k = self._cycle_length(job)
-                move = ("mov", job.dst, holder)
+            if swap is not None and park is not None and holder is not None:
+                k = self._cycle_length(job, open_jobs)
                 by_swap = (k - 1) * self.cost(swap)
-                by_park = k * self.cost(move) + self.cost(("mov", park, job.dst))
+                by_park = k * self.cost(("mov", job.dst, holder)) + self.cost(("mov", park, job.dst))
                 if by_park <= by_swap:
                     swap = None
             if swap is not None:
@@ -358,62 +395,96 @@ class _Run:
             else:
                 self.emit(("mov", park, job.dst), "cycle park")
             return True
-        # a job that is safe but lacks a scratch register, or a blocked
-        # one with nowhere to park: borrow a register
+        # (b) borrow a register: as the scratch of a job the machine cannot
+        # do in one mov, then to park the destination of a job on a cycle
         for job in open_jobs:
-            if self._borrow(job, need):
+            if self._borrow_scratch(job):
                 return True
-        # swap the blocked place with a finished register (it joins the cycle)
         for job in open_jobs:
-            for r in self.f.places:
-                if r.width != job.dst.width or set(r.units) & set(job.dst.units):
-                    continue
-                if self._borrowable(r) and self.legal(("swap", job.dst, r)):
+            if self._on_cycle(job, open_jobs) and self._borrow_park(job):
+                return True
+        # (c) swap a blocked destination with a finished register (it joins
+        # the cycle, and is swapped back by (a))
+        for job in open_jobs:
+            if not self._on_cycle(job, open_jobs):
+                continue
+            for r in self._registers(job.dst.width, job.dst.units):
+                op = ("swap", job.dst, r)
+                if self.finished(r) and self.legal(op) and self.feasible([op], r.units):
                     self.jobs.append(self._restore_job(r))
-                    self.emit(("swap", job.dst, r), "cycle swap with a finished register")
+                    self.emit(op, "cycle swap with a finished register")
                     return True
         return False
-
-    def _borrowable(self, r: Place) -> bool:
-        """A register whose every unit is finished (it holds its goal): it
-        can be saved, used and restored."""
-        return r.kind == "reg" and all(u in self.goal and self.cur[u] == self.goal[u]
-                                       for u in r.units)
 
     def _restore_job(self, r: Place) -> Job:
         return Job(r, tuple(self.goal[u] for u in r.units))
 
-    def _borrow(self, job: Job, need: Counter) -> bool:
-        """Save a finished register R to a free place, then use R: as the
-        scratch of a job the machine cannot do in one mov, or to park the
-        job's blocked destination.  R gets a restore job (its goal, now
-        held in the save place), which step 1 runs once R's borrowed
-        content is dead."""
-        safe_now = self.safe(job.dst, job.want, need)
+    def _saves(self, r: Place, avoid: tuple) -> list[Place]:
+        """Places that can hold a borrowed register's value and give it back."""
+        return [p for p in self.f.places
+                if p.width == r.width and not set(p.units) & set(r.units + avoid)
+                and self.legal(("mov", p, r)) and self.legal(("mov", r, p))]
+
+    def _borrow_scratch(self, job: Job) -> bool:
         src = self._holder(job.want, job.src, avoid=job.dst)
-        for r in self.f.places:
-            if r.width != job.dst.width or not self._borrowable(r):
+        if src is None or self.legal(("mov", job.dst, src)) or not self.feasible(
+                [("mov", job.dst, src)]):
+            return False
+        for r in self._registers(job.dst.width, job.dst.units + src.units):
+            load, store = ("mov", r, src), ("mov", job.dst, r)
+            if not (self.finished(r) and self.legal(load) and self.legal(store)):
                 continue
-            if set(r.units) & set(job.dst.units) or (src is not None and set(r.units) & set(src.units)):
-                continue
-            if safe_now and src is not None:
-                if not (self.legal(("mov", r, src)) and self.legal(("mov", job.dst, r))):
-                    continue
-            elif not self.legal(("mov", r, job.dst)):
-                continue
-            save = self._free_place(self.values(r), r, need,
-                                    avoid=job.dst.units + (src.units if src else ()))
-            if save is None:
-                continue
-            self.emit(("mov", save, r), "borrow: save")
-            self.jobs.append(self._restore_job(r))
-            if safe_now and src is not None:
-                self.emit(("mov", r, src), "borrow: scratch load")
-                self.emit(("mov", job.dst, r), "borrow: scratch store")
-            else:
-                self.emit(("mov", r, job.dst), "borrow: park")
-            return True
+            for p in self._saves(r, job.dst.units + src.units):
+                if self.attempt([(("mov", p, r), "borrow: save"), (load, "borrow: scratch load"),
+                                 (store, "borrow: scratch store")], r.units):
+                    self.jobs.append(self._restore_job(r))
+                    return True
+        # no place to save a register in: with a reg-mem swap, the source
+        # itself holds the register while the register carries the value
+        for r in self._registers(job.dst.width, job.dst.units + src.units):
+            swap, store = ("swap", r, src), ("mov", job.dst, r)
+            if self.finished(r) and self.legal(swap) and self.legal(store) and self.attempt(
+                    [(swap, "borrow by swap"), (store, "borrow: scratch store"),
+                     (swap, "borrow by swap: give back")]):
+                return True
         return False
+
+    def _borrow_park(self, job: Job) -> bool:
+        """Save a finished register, park the job's destination in it, and
+        write the job at once; undone unless the job gets written (a park
+        that frees nothing would be restored right away, forever)."""
+        for r in self._registers(job.dst.width, job.dst.units):
+            park = ("mov", r, job.dst)
+            if not (self.finished(r) and self.legal(park)):
+                continue
+            for p in self._saves(r, job.dst.units):
+                def go(p=p, r=r, park=park) -> bool:
+                    if not self.attempt([(("mov", p, r), "borrow: save"), (park, "borrow: park")],
+                                        r.units):
+                        return False
+                    self.jobs.append(self._restore_job(r))
+                    return self.try_job(job) and self.done(job)
+                if self._trial(go):
+                    return True
+        return False
+
+    def _trial(self, go: Callable[[], bool]) -> bool:
+        """Run ``go``; if it answers False, put the state back as it was
+        (its trace events are dropped)."""
+        cur, jobs, n, trace = dict(self.cur), list(self.jobs), len(self.ops), self.trace
+        events: list = []
+        self.trace = lambda e, d: events.append((e, d))
+        try:
+            ok = go()
+        finally:
+            self.trace = trace
+        if not ok:
+            self.cur, self.jobs = cur, jobs
+            del self.ops[n:]
+            return False
+        for e, d in events:
+            trace(e, d)
+        return True
 
     # -- step 3: immediates -----------------------------------------------------
 
@@ -425,55 +496,47 @@ class _Run:
         for job in imm_jobs:
             if self.done(job):
                 continue
-            need = self.needed()
-            if not self.safe(job.dst, job.want, need):
-                raise AssertionError(f"resolve: {job.dst.name} is not free for its constant")
-            if self.legal(("mov", job.dst, job.imm)):
-                self.emit(("mov", job.dst, job.imm), "immediate")
+            direct = ("mov", job.dst, job.imm)
+            if self.legal(direct):
+                if not self.attempt([(direct, "immediate")]):
+                    raise AssertionError(f"resolve: {job.dst.name} is not free for its constant")
                 continue
-            r = self._imm_scratch(job, need)
-            if r is None:
-                r = self._imm_borrow(job, need)
-            if r is None:
+            if not self._imm_via_register(job):
                 raise Unsolvable(
                     f"no sequence exists: the constant {job.imm.value} for "
                     f"{_name(job.dst.name)} needs a register (the machine cannot "
                     "write an immediate there) and none is free or can be saved; "
                     "declare a temporary")
-            self.emit(("mov", r, job.imm), "immediate via scratch")
-            self.emit(("mov", job.dst, r), "immediate via scratch")
             self.ready_until_stuck()   # a borrowed register goes back at once
         self.ready_until_stuck()
         if self.open_jobs():
             raise AssertionError("resolve: a restore is left after the immediates")
 
-    def _imm_scratch(self, job: Job, need: Counter) -> Place | None:
-        cands = []
-        for r in self.f.places:
-            if r.kind != "reg" or r.width != job.dst.width:
+    def _imm_via_register(self, job: Job) -> bool:
+        regs = self._registers(job.dst.width, job.dst.units)
+        for r in self._scratch_order(regs, job.want):
+            load, store = ("mov", r, job.imm), ("mov", job.dst, r)
+            if self.legal(load) and self.legal(store) and self.attempt(
+                    [(load, "immediate via scratch"), (store, "immediate via scratch")]):
+                return True
+        for r in regs:
+            load, store = ("mov", r, job.imm), ("mov", job.dst, r)
+            if not (self.finished(r) and self.legal(load) and self.legal(store)):
                 continue
-            if not (self.legal(("mov", r, job.imm)) and self.legal(("mov", job.dst, r))):
-                continue
-            if not self.safe(r, job.want, need):
-                continue
-            wants_it = any(j.dst is r and j.want == job.want for j in self.jobs)
-            cands.append((0 if wants_it else 1, r))
-        cands.sort(key=lambda c: c[0])
-        return cands[0][1] if cands else None
-
-    def _imm_borrow(self, job: Job, need: Counter) -> Place | None:
-        for r in self.f.places:
-            if r.width != job.dst.width or not self._borrowable(r):
-                continue
-            if not (self.legal(("mov", r, job.imm)) and self.legal(("mov", job.dst, r))):
-                continue
-            save = self._free_place(self.values(r), r, need)
-            if save is None or set(save.units) & set(job.dst.units):
-                continue
-            self.emit(("mov", save, r), "borrow: save")
-            self.jobs.append(self._restore_job(r))
-            return r
-        return None
+            for p in self._saves(r, job.dst.units):
+                if self.attempt([(("mov", p, r), "borrow: save"),
+                                 (load, "immediate via scratch"),
+                                 (store, "immediate via scratch")], r.units):
+                    self.jobs.append(self._restore_job(r))
+                    return True
+        # with a reg-mem swap the destination itself keeps the register's value
+        for r in regs:
+            swap, load = ("swap", r, job.dst), ("mov", r, job.imm)
+            if self.finished(r) and self.legal(swap) and self.legal(load) and self.attempt(
+                    [(swap, "borrow by swap"), (load, "immediate via scratch"),
+                     (swap, "borrow by swap: give back")]):
+                return True
+        return False
 
     # -- the loop -------------------------------------------------------------
 
@@ -496,6 +559,10 @@ class _Run:
                     "to break it with and no swap that fits; declare a temporary")
         self.immediates()
         return self.ops
+
+
+def _is_imm(v: object) -> bool:
+    return isinstance(v, tuple) and len(v) == 3 and v[0] == "imm"
 
 
 def _name(name: object) -> str:
@@ -553,3 +620,121 @@ def resolve_frame(frame: Frame, moves, temps=(), preserve: str = "all",
                   trace: Trace | None = None) -> list[Op]:
     jobs, goal = plan(frame, moves, temps, preserve)
     return _Run(frame, jobs, goal, trace).run()
+
+
+# ---------------------------------------------------------------------------
+# The machine's side: ``core.machine`` as a frame, the registered entry point
+# ---------------------------------------------------------------------------
+
+from ..core import machine as _m  # noqa: E402  (the frame's one source of facts)
+
+#: a cap on the operations a cost bound allows per changed destination unit;
+#: see ``cost_bound``
+OPS_PER_UNIT = 6
+
+
+def _mplace(p: Place) -> "_m.Place":
+    return _m.Place(tuple(p.name), True) if p.kind == "list" else _m.Place((p.name,))
+
+
+def to_mop(op: Op) -> "_m.MOperation":
+    """A resolver operation as a ``core.machine`` operation."""
+    kind, a, b = op
+    if kind == "swap":
+        return _m.MSwap(_mplace(a), _mplace(b))
+    src = _m.Imm(b.value, b.offset) if isinstance(b, Imm) else _mplace(b)
+    return _m.MMov(_mplace(a), src)
+
+
+@functools.lru_cache(maxsize=64)
+def frame_of(machine: "_m.Machine") -> Frame:
+    """The machine's registers (aliased ones with their parts) and slots as
+    places; legality and cost are ``core.machine.illegal`` and ``op_cost``."""
+    alias = dict(machine.aliases)
+    made: dict = {}
+
+    def place(name: str) -> Place:
+        if name not in made:
+            reg = machine.lookup(name)
+            made[name] = Place(name, reg.units, reg.kind, reg.cls,
+                               tuple(place(p) for p in alias.get(name, ())))
+        return made[name]
+
+    places = [place(n) for n in machine.names()]
+    legal_cache: dict = {}
+    cost_cache: dict = {}
+
+    def key(op: Op):
+        kind, a, b = op
+        return (kind, a.name, (b.value, b.offset) if isinstance(b, Imm) else b.name)
+
+    def legal(op: Op) -> bool:
+        k = key(op)
+        if k not in legal_cache:
+            legal_cache[k] = _m.illegal(machine, to_mop(op)) is None
+        return legal_cache[k]
+
+    def cost(op: Op) -> float:
+        k = key(op)
+        if k not in cost_cache:
+            cost_cache[k] = _m.op_cost(machine, to_mop(op))
+        return cost_cache[k]
+
+    return Frame(places, legal, cost)
+
+
+def _request_place(frame: Frame, loc: "_m.MLoc", w: int) -> "Place | Imm":
+    by_name = {p.name: p for p in frame.places}
+    if isinstance(loc, _m.Imm):
+        return Imm(loc.value, w, loc.offset)
+    if not loc.is_list:
+        return by_name[loc.parts[0]]
+    parts = tuple(by_name[n] for n in loc.parts)
+    return Place(tuple(loc.parts), tuple(u for p in parts for u in p.units), "list",
+                 None, parts)
+
+
+def changed_units(mm: "_m.MachineMove") -> int:
+    """Destination units whose value must change (a self-move changes none)."""
+    return sum(1 for u, v in mm.expected().items() if u != v)
+
+
+def cost_bound(mm: "_m.MachineMove", _preserve: str = "all") -> int:
+    """The resolver's cost bound: ``OPS_PER_UNIT * cmax * changed units``,
+    cmax the dearest single operation of the machine (a mem<-mem move
+    counts load + store).  Why it holds: every pending unit is finished by
+    one write (two operations through a scratch register), after at most
+    one cycle break on its account (a park, or a borrow's save and park)
+    and at most one restore of a register borrowed for it."""
+    c = mm.machine.cost
+    cmax = max(c.mov, c.load, c.store, c.swap, c.imm, c.load + c.store)
+    return OPS_PER_UNIT * cmax * changed_units(mm)
+
+
+def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
+                     trace: Trace | None = None) -> list:
+    frame = frame_of(mm.machine)
+    moves = []
+    for d, s in mm.moves:
+        w = _m.width(mm.machine, d)
+        moves.append((_request_place(frame, d, w), _request_place(frame, s, w)))
+    temps = [_request_place(frame, t, _m.width(mm.machine, t)) for t in mm.temps]
+    return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace)]
+
+
+@algorithm(
+    "resolve", model="machine",
+    summary="the reference resolver for machines: free register, swap, temp slot or "
+            "borrowed register for cycles; scratch for slot-to-slot; immediates last",
+    source="this project (docs/machines.md, Resolver); learned from regalloc2 moves.rs, "
+           "V8 gap-resolver.cc, QBE rega.c",
+    bound=cost_bound, bound_text="cost <= 6 * cmax * changed destination units",
+    proof="proofs/resolve.py")
+def resolve(mm: "_m.MachineMove", preserve: str = "all",
+            trace: Trace | None = None) -> list:
+    """The machine resolver on a parallel move ``mm`` (``core.machine.
+    MachineMove``) under the contract ``preserve``.  Raises ``Unsolvable``
+    when no legal sequence exists.  ``trace(event, data)`` is called after
+    every operation (``event`` says why it was emitted: "move", "scratch
+    load", "cycle swap", "cycle park", "borrow: save", "immediate", ...)."""
+    return _resolve_machine(mm, preserve, trace)
