@@ -167,6 +167,8 @@ class _Run:
         self.ops: list[Op] = []
         self.trace = trace or (lambda event, data: None)
         self.limit = 8 * (len(jobs) + 2) * (len(frame.units) + 2)
+        #: jobs whose values must stay together (invariant (3) of ``keeps``)
+        self.wide = [j for j in jobs if j.imm is None and j.dst.width > 1 and not j.dst.parts]
 
     # -- the state ---------------------------------------------------------
 
@@ -201,8 +203,15 @@ class _Run:
         (1) no finished unit is unfinished, except the ``allow``-ed units of
         a borrowed register (which get a restore job); (2) every goal value
         of an unfinished unit is still held by some unit (a constant can
-        always be written again)."""
+        always be written again); (3) an open job whose destination cannot
+        be split (a wide slot, a register without parts) still finds all
+        its values together in one place."""
         allow = set(allow)
+        for j in self.wide:
+            if tuple(after[u] for u in j.dst.units) != j.want and not any(
+                    p.width == j.dst.width and tuple(after[u] for u in p.units) == j.want
+                    for p in self.f.places):
+                return False
         held = None
         for u, g in self.goal.items():
             if after[u] == g:
@@ -551,12 +560,15 @@ class _Run:
                 break
             if not self.break_cycle():
                 stuck = [j for j in self.open_jobs() if j.imm is None]
+                names = ", ".join(f"{_name(j.dst.name)}" for j in stuck)
                 raise Unsolvable(
-                    "no sequence exists: "
-                    + ", ".join(f"{_name(j.dst.name)}" for j in stuck)
-                    + " wait on each other (a cycle, or a move the machine can only "
-                    "do through a register) and there is no free register or slot "
-                    "to break it with and no swap that fits; declare a temporary")
+                    f"no sequence exists: {names} wait on each other (a cycle, or a move "
+                    "the machine can only do through a register) and there is no free "
+                    "register or slot to break it with and no swap that fits; declare a "
+                    "temporary" if len(stuck) > 1 else
+                    f"no sequence exists: {names} can only be written through a register "
+                    "(the machine has no such mov) and no register is free or can be "
+                    "saved and given back; declare a temporary")
         self.immediates()
         return self.ops
 
