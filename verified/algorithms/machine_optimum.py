@@ -142,6 +142,13 @@ def search(mm: M.MachineMove, preserve: str = "all",
            max_states: int = SEARCH_STATES) -> tuple[int | None, str | None]:
     """(minimum cost, None), or (None, why): no sequence exists (the search
     exhausted every reachable state), or the state cap was hit."""
+    best, why, _ = search_sequence(mm, preserve, max_states)
+    return best, why
+
+
+def search_sequence(mm: M.MachineMove, preserve: str = "all",
+                    max_states: int = SEARCH_STATES) -> tuple[int | None, str | None, list]:
+    """``search`` with one optimal sequence (empty when there is none)."""
     m = mm.machine
     units = list(m.units())
     index = {u: i for i, u in enumerate(units)}
@@ -196,6 +203,7 @@ def search(mm: M.MachineMove, preserve: str = "all",
         return tuple(s)
 
     best = {start: 0}
+    came: dict = {}
     tick = itertools.count()
     heap = [(estimate(start), next(tick), 0, start)]
     while heap:
@@ -203,17 +211,22 @@ def search(mm: M.MachineMove, preserve: str = "all",
         if best.get(state, g) < g:
             continue
         if all(state[i] == v for i, v in want):
-            return g, None
+            path = []
+            while state in came:
+                state, k = came[state]
+                path.append(ops[k])
+            return g, None, path[::-1]
         if len(best) > max_states:
             return None, (f"not computed: the search stopped after {max_states:,} machine "
-                          "states")
-        for c, writes in compiled:
+                          "states"), []
+        for k, (c, writes) in enumerate(compiled):
             nxt = apply(state, writes)
             ng = g + c
             if ng < best.get(nxt, ng + 1):
                 best[nxt] = ng
+                came[nxt] = (state, k)
                 heapq.heappush(heap, (ng + estimate(nxt), next(tick), ng, nxt))
-    return None, NO_SEQUENCE
+    return None, NO_SEQUENCE, []
 
 
 # ---------------------------------------------------------------------------

@@ -75,7 +75,13 @@ Op = tuple
 
 
 class Unsolvable(PreconditionError):
-    """No sequence of the machine's operations implements the request."""
+    """No sequence of the machine's operations implements the request
+    (proved: the search of ``machine_optimum`` exhausted every state)."""
+
+
+class Stuck(PreconditionError):
+    """The greedy steps found no way on (which does not prove that no
+    sequence exists)."""
 
 
 @dataclass(frozen=True)
@@ -404,15 +410,23 @@ class _Run:
             else:
                 self.emit(("mov", park, job.dst), "cycle park")
             return True
-        # (b) borrow a register: as the scratch of a job the machine cannot
-        # do in one mov, then to park the destination of a job on a cycle
+        # (b) a blocked job off any cycle (it waits for a job that lacks a
+        # scratch register): park its destination where that frees it, if
+        # the job can then be written at once
+        for job in open_jobs:
+            park = self._park_place(job.dst)
+            if park is not None and self._trial(lambda park=park, job=job: self.attempt(
+                    [(("mov", park, job.dst), "park")]) and self.try_job(job) and self.done(job)):
+                return True
+        # (c) borrow a register: as the scratch of a job the machine cannot
+        # do in one mov, or to park a blocked destination (then written at once)
         for job in open_jobs:
             if self._borrow_scratch(job):
                 return True
         for job in open_jobs:
-            if self._on_cycle(job, open_jobs) and self._borrow_park(job):
+            if self._borrow_park(job):
                 return True
-        # (c) swap a blocked destination with a finished register (it joins
+        # (d) swap a blocked destination with a finished register (it joins
         # the cycle, and is swapped back by (a))
         for job in open_jobs:
             if not self._on_cycle(job, open_jobs):
@@ -443,6 +457,11 @@ class _Run:
             load, store = ("mov", r, src), ("mov", job.dst, r)
             if not (self.finished(r) and self.legal(load) and self.legal(store)):
                 continue
+            # its value already has a copy elsewhere: no save needed
+            if self.attempt([(load, "borrow: scratch load"), (store, "borrow: scratch store")],
+                            r.units):
+                self.jobs.append(self._restore_job(r))
+                return True
             for p in self._saves(r, job.dst.units + src.units):
                 if self.attempt([(("mov", p, r), "borrow: save"), (load, "borrow: scratch load"),
                                  (store, "borrow: scratch store")], r.units):
@@ -466,10 +485,10 @@ class _Run:
             park = ("mov", r, job.dst)
             if not (self.finished(r) and self.legal(park)):
                 continue
-            for p in self._saves(r, job.dst.units):
+            for p in [None, *self._saves(r, job.dst.units)]:
                 def go(p=p, r=r, park=park) -> bool:
-                    if not self.attempt([(("mov", p, r), "borrow: save"), (park, "borrow: park")],
-                                        r.units):
+                    save = [] if p is None else [(("mov", p, r), "borrow: save")]
+                    if not self.attempt(save + [(park, "borrow: park")], r.units):
                         return False
                     self.jobs.append(self._restore_job(r))
                     return self.try_job(job) and self.done(job)
@@ -511,8 +530,8 @@ class _Run:
                     raise AssertionError(f"resolve: {job.dst.name} is not free for its constant")
                 continue
             if not self._imm_via_register(job):
-                raise Unsolvable(
-                    f"no sequence exists: the constant {job.imm.value} for "
+                raise Stuck(
+                    f"the constant {job.imm.value} for "
                     f"{_name(job.dst.name)} needs a register (the machine cannot "
                     "write an immediate there) and none is free or can be saved; "
                     "declare a temporary")
@@ -561,12 +580,12 @@ class _Run:
             if not self.break_cycle():
                 stuck = [j for j in self.open_jobs() if j.imm is None]
                 names = ", ".join(f"{_name(j.dst.name)}" for j in stuck)
-                raise Unsolvable(
-                    f"no sequence exists: {names} wait on each other (a cycle, or a move "
+                raise Stuck(
+                    f"{names} wait on each other (a cycle, or a move "
                     "the machine can only do through a register) and there is no free "
                     "register or slot to break it with and no swap that fits; declare a "
                     "temporary" if len(stuck) > 1 else
-                    f"no sequence exists: {names} can only be written through a register "
+                    f"{names} can only be written through a register "
                     "(the machine has no such mov) and no register is free or can be "
                     "saved and given back; declare a temporary")
         self.immediates()
@@ -723,8 +742,10 @@ def cost_bound(mm: "_m.MachineMove", _preserve: str = "all") -> int:
     return OPS_PER_UNIT * cmax * changed_units(mm)
 
 
-def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
-                     trace: Trace | None = None) -> list:
+def greedy(mm: "_m.MachineMove", preserve: str = "all", trace: Trace | None = None) -> list:
+    """The greedy steps alone (``Stuck`` when they find no way on): what
+    the mutants of ``mutants/resolve.py`` edit and the tests judge, without
+    the search's rescue."""
     frame = frame_of(mm.machine)
     moves = []
     for d, s in mm.moves:
@@ -732,6 +753,37 @@ def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
         moves.append((_request_place(frame, d, w), _request_place(frame, s, w)))
     temps = [_request_place(frame, t, _m.width(mm.machine, t)) for t in mm.temps]
     return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace)]
+
+
+def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
+                     trace: Trace | None = None) -> list:
+    try:
+        return greedy(mm, preserve, trace)
+    except Stuck as stuck:
+        return _fall_back(mm, preserve, trace, str(stuck))
+
+
+def _fall_back(mm: "_m.MachineMove", preserve: str, trace: Trace | None, why: str) -> list:
+    """The greedy steps are stuck.  On a machine small enough for the
+    search (``machine_optimum.SEARCH_UNITS``), the search decides: its
+    optimal sequence (trace event "search"), or ``Unsolvable`` (proved).
+    On a larger machine: an error that says no sequence was *found*."""
+    from . import machine_optimum
+    n = len(mm.machine.units())
+    if n > machine_optimum.SEARCH_UNITS:
+        raise PreconditionError(
+            f"resolve found no sequence: {why} (this does not prove that none exists: "
+            f"{mm.machine.name} has {n} units, the search that decides covers at most "
+            f"{machine_optimum.SEARCH_UNITS})")
+    best, note, path = machine_optimum.search_sequence(mm, preserve)
+    if best is None:
+        if note == machine_optimum.NO_SEQUENCE:
+            raise Unsolvable(f"no sequence exists: {why} (proved by the search over every "
+                             "machine state)")
+        raise PreconditionError(f"resolve found no sequence: {why} ({note})")
+    for op in path:
+        (trace or (lambda e, d: None))("search", {"op": op})
+    return path
 
 
 @algorithm(
@@ -748,5 +800,7 @@ def resolve(mm: "_m.MachineMove", preserve: str = "all",
     MachineMove``) under the contract ``preserve``.  Raises ``Unsolvable``
     when no legal sequence exists.  ``trace(event, data)`` is called after
     every operation (``event`` says why it was emitted: "move", "scratch
-    load", "cycle swap", "cycle park", "borrow: save", "immediate", ...)."""
+    load", "cycle swap", "cycle park", "borrow: save", "immediate", ...;
+    "search" when the greedy steps were stuck and the search answered, in
+    which case ``data["op"]`` is a ``core.machine`` operation)."""
     return _resolve_machine(mm, preserve, trace)
