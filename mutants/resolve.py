@@ -67,3 +67,18 @@ MUTANTS = [
 ]
 
 BY_NAME = {m.name: m for m in MUTANTS}
+
+#: mutants of the optimum (``verified/algorithms/machine_optimum.py``): the
+#: closed form and the search check each other
+#: (``tests/machines/test_machine_optimum.py``)
+OPTIMUM = "verified.algorithms.machine_optimum"
+OPTIMUM_MUTANTS = [
+    Mutant("closed_form_forgets_bare_cycles", OPTIMUM, "    return c * (n + bare)",
+           "    return c * n", "closed form T without the extra copy of a bare cycle",
+           family="machine_optimum", entry="closed_form", scope="closed_form"),
+    Mutant("search_estimate_overshoots", OPTIMUM,
+           "        return -(-wrong // widest) * cheapest", "        return wrong * 2 * cheapest",
+           "the A* estimate is not admissible (each wrong unit priced twice): the search "
+           "returns a cost above the optimum", family="machine_optimum", entry="search",
+           scope="search_sequence"),
+]
