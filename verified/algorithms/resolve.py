@@ -173,8 +173,6 @@ class _Run:
         self.ops: list[Op] = []
         self.trace = trace or (lambda event, data: None)
         self.limit = 8 * (len(jobs) + 2) * (len(frame.units) + 2)
-        #: jobs whose values must stay together (invariant (3) of ``keeps``)
-        self.wide = [j for j in jobs if j.imm is None and j.dst.width > 1 and not j.dst.parts]
 
     # -- the state ---------------------------------------------------------
 
@@ -209,15 +207,18 @@ class _Run:
         (1) no finished unit is unfinished, except the ``allow``-ed units of
         a borrowed register (which get a restore job); (2) every goal value
         of an unfinished unit is still held by some unit (a constant can
-        always be written again); (3) an open job whose destination cannot
-        be split (a wide slot, a register without parts) still finds all
-        its values together in one place."""
+        always be written again); (3) every open job still finds its values
+        in places it can name: all together in one register or slot, or,
+        for a destination with parts (an alias's halves), part by part (a
+        value held only inside a wider register without parts, e.g. the
+        low half of ``d28`` on armv7-vfp, cannot be read alone)."""
         allow = set(allow)
-        for j in self.wide:
-            if tuple(after[u] for u in j.dst.units) != j.want and not any(
-                    p.width == j.dst.width and tuple(after[u] for u in p.units) == j.want
-                    for p in self.f.places):
-                return False
+        if self.jobs:
+            held_as = {tuple(after[u] for u in p.units) for p in self.f.places}
+            for j in self.jobs:
+                if j.imm is None and tuple(after[u] for u in j.dst.units) != j.want \
+                        and not _findable(j.dst, j.want, held_as):
+                    return False
         held = None
         for u, g in self.goal.items():
             if after[u] == g:
@@ -590,6 +591,21 @@ class _Run:
                     "saved and given back; declare a temporary")
         self.immediates()
         return self.ops
+
+
+def _findable(dst: Place, want: tuple, held_as: set) -> bool:
+    """Can ``want`` be read from named places (whole, or part by part
+    along ``dst``'s parts)?"""
+    if want in held_as:
+        return True
+    if not dst.parts:
+        return False
+    k = 0
+    for part in dst.parts:
+        if not _findable(part, want[k:k + part.width], held_as):
+            return False
+        k += part.width
+    return True
 
 
 def _is_imm(v: object) -> bool:
