@@ -15,41 +15,48 @@ the end (``goal``: a destination's source value, or under ``"preserve":
 temporary).  A unit is *pending* while ``cur != goal``.  A value is
 *needed* while some pending unit's goal is that value.
 
-Writing a place (a register, a slot) is **safe** when, for every unit it
-changes, the unit is pending or has no goal (so no finished unit is
-broken) and the value it loses is not needed or is still held by a unit
-outside the place.  This one rule is the whole correctness argument (the
-step lemma of ``proofs/resolve.py``): a safe write never loses a value
-that some goal still needs, so every goal stays reachable; and a scratch
-register that parks a cycle's value is never safe to reuse until the
-parked value has been consumed or copied (the JIT bug of DESIGN's list).
+Every step is a short list of operations that is emitted only if,
+afterwards, THE invariant still holds (``_Run.keeps``; its step lemmas are
+proved in ``proofs/resolve.py``): (1) no finished unit is unfinished
+(except the units of a register being borrowed, which get a restore job);
+(2) every goal value of an unfinished unit is still held by some unit;
+(3) every open job can still read its values from named places.  So a
+step never loses a value that some goal needs, and a scratch register that
+parks a cycle's value is never reused while the value is parked (the JIT
+bug of ``docs/machines.md``): the write would break (2).
 
 The loop:
 
 1. **ready jobs** (a job = one destination place and the values it must
-   hold): write every job whose destination is safe, reading the values
+   hold): write every job that keeps the invariant, reading the values
    from wherever they are now (``_holder``: the original source, or the
    copy a cycle break made).  A move the machine lacks (``mov m1, m0``
-   without ``mem_to_mem``) goes through a scratch register that is safe to
-   write: a pending destination that wants the same values, else a free
-   temporary or a destination whose old value is dead.
-2. when nothing is ready but jobs are pending, the pending jobs block each
-   other (a cycle); one **cycle break**, chosen by cost:
-   * a swap with the place holding the job's values (``swap`` reg-reg or
-     reg-mem, when the machine has it): finishes the job, the other place
-     receives the blocked value;
-   * else park the blocked value in a free place (a free register of the
-     class first, then any register, then a temporary slot);
-   * else **borrow**: save a register to a free place, use it, and leave a
-     restore job (the register's own value, now held in the save place),
-     which step 1 runs as soon as the register's borrowed content is dead;
-   * else, when the machine has a swap with a register, swap the blocked
-     place with a finished register (it joins the cycle and is swapped
-     back);
-   * else the request has no sequence.
+   without ``mem_to_mem``) goes through a scratch register: a pending
+   destination that wants the same values first, else a free temporary or
+   a destination whose old value is dead.  Jobs that need a scratch go
+   first, while dead destinations can still serve as one.
+2. when nothing is ready but jobs are pending, one **break**:
+   (a) on a cycle, a swap with the place holding the job's values (when
+   the machine has it; it finishes the job) or a park of the blocked value
+   in a free place (a free register of the class first, then any register,
+   then a temporary slot), whichever the cost model prefers for the
+   cycle's length; (b) off a cycle, a park that lets the job be written at
+   once; (c) **borrow** a finished register: save it to a free place (or
+   nowhere, when its value already has a copy), use it as a scratch or to
+   park, and leave a restore job; with a reg-mem swap and nowhere to save,
+   borrow by swapping it with the source and back; (d) swap a blocked
+   place with a finished register (it joins the cycle).
 3. **immediates last**: a constant has no reader, so its destination stays
    usable as scratch until the end; a constant into a slot on a machine
-   whose ``immediate_to`` lacks ``"mem"`` goes through a register.
+   whose ``immediate_to`` lacks ``"mem"`` goes through a register
+   (possibly borrowed).
+
+The greedy steps can get stuck on a request that has a sequence (tight
+machines: every register live, no swap).  Then ``_fall_back`` decides: on
+a machine small enough for the search of ``machine_optimum`` the search's
+optimal sequence is the answer, or ``Unsolvable`` when the search proves
+there is none; on a larger machine an error that says no sequence was
+*found* (not that none exists).  ``Unsolvable`` is never raised unproved.
 
 Register lists (``["a0", "a1"]``) are split into one job per register (no
 machine has a pair mov).  An aliased register (``d0`` = ``s0:s1``) is moved
@@ -749,10 +756,12 @@ def changed_units(mm: "_m.MachineMove") -> int:
 def cost_bound(mm: "_m.MachineMove", _preserve: str = "all") -> int:
     """The resolver's cost bound: ``OPS_PER_UNIT * cmax * changed units``,
     cmax the dearest single operation of the machine (a mem<-mem move
-    counts load + store).  Why it holds: every pending unit is finished by
+    counts load + store).  The argument: every pending unit is finished by
     one write (two operations through a scratch register), after at most
-    one cycle break on its account (a park, or a borrow's save and park)
-    and at most one restore of a register borrowed for it."""
+    one break on its account (a park, or a borrow's save and park) and one
+    restore of a register borrowed for it.  It is not proved: it is the
+    postcondition's bound, checked on every call (every test and bench run
+    goes through it)."""
     c = mm.machine.cost
     cmax = max(c.mov, c.load, c.store, c.swap, c.imm, c.load + c.store)
     return OPS_PER_UNIT * cmax * changed_units(mm)
