@@ -1,81 +1,80 @@
-"""The machine resolver (make bench; ``python -m bench machines``):
+"""Throughput of the machine oracle (``verified/core/machine.py``): parse a
+machine request and judge its sequence, in process and through ``verified
+check``, per preset and for an inline machine object (parsed per line).
 
-1. its gap to the optimum (resolver cost - search optimum) as a histogram
-   over every request of every small-machine variant of
-   ``tests/machines/resolve_cases.py`` (2 registers + 2 slots + 1
-   immediate, 6**4 moves x 2 contracts, 36 variants: swaps, mem_to_mem,
-   immediates, temporaries), with how often the greedy steps were stuck and
-   the search answered, and how many requests have no sequence;
-2. its throughput (requests/s) on random requests over each preset with a
-   scratch register per class and a scratch slot per group declared, with
-   and without the run-time postcondition (the machine oracle).
-
-``--quick`` (``python -m bench.bench_machines --quick``): the 5 variants the
-test suite runs instead of all 36."""
+Requests are random but fixed (seeded): 1..4 moves among the preset's
+registers and slots (pairs and immediates included), a sequence of 1..8
+legal operations (single names, pairs, immediates), so every line costs the
+whole judgement (every operation's legality, the per-unit run, the
+contract over every unit of the machine); the sequences are mostly wrong,
+which does not shorten that work."""
 
 from __future__ import annotations
 
-import collections
+import io
+import json
 import random
+import subprocess
 import sys
 import time
 
-from tests.machines.resolve_cases import ALL_VARIANTS, VARIANTS, requests, small
-from tests.machines.test_resolve import random_move
-from verified.algorithms import machine_optimum as O, resolve as R
 from verified.core import machine as M
+from verified.core.semantics import PreconditionError
+
+N = 5000
 
 
-def gap_histogram(variants) -> tuple[collections.Counter, collections.Counter]:
-    gaps: collections.Counter = collections.Counter()
-    other: collections.Counter = collections.Counter()
-    for v in variants:
-        m = small(**v)
-        for mm in requests(m, v["temp"]):
-            for preserve in ("all", "loops"):
-                best, _ = O.search(mm, preserve)
-                events: list = []
+def requests(machine: object, rng: random.Random, n: int) -> list[dict]:
+    m = M.machine(machine)
+    names = list(m.names())
+    out: list[dict] = []
+    while len(out) < n:
+        pick = lambda imm: ({"imm": rng.randint(0, 9)} if imm and rng.random() < 0.1  # noqa: E731
+                            else rng.sample(names, 2) if rng.random() < 0.1 else rng.choice(names))
+        moves = [[pick(False), pick(True)] for _ in range(rng.randint(1, 4))]
+        seq = []
+        for _ in range(rng.randint(1, 8)):
+            for _ in range(50):  # a legal operation, so the whole sequence is run
+                raw = [rng.choice(["mov", "mov", "swap"]), pick(False), pick(True)]
                 try:
-                    ops = R.resolve(mm, preserve=preserve, trace=lambda e, d: events.append(e))
-                except R.Unsolvable:
-                    other["no sequence exists (proved by the search)"] += 1
+                    if M.illegal(m, M.parse_op(m, raw)) is None:
+                        seq.append(raw)
+                        break
+                except PreconditionError:
                     continue
-                if "search" in events:
-                    other["greedy stuck, the search answered"] += 1
-                gaps[M.cost(m, ops) - best] += 1
-    return gaps, other
+        req = {"machine": machine, "moves": moves, "sequence": seq}
+        try:
+            M.parse_machine_request(req, True)
+        except PreconditionError:
+            continue
+        out.append(req)
+    return out
 
 
-def throughput(preset: str, fn, n: int = 400) -> tuple[float, int]:
-    m = M.preset(preset)
-    rng = random.Random(f"bench-{preset}")
-    reqs = [random_move(m, rng, rng.randrange(1, 9)) for _ in range(n)]
-    t = time.perf_counter()
-    for mm in reqs:
-        fn(mm)
-    return n / (time.perf_counter() - t), n
+def main() -> None:
+    rng = random.Random(2026)
+    tiny = {"name": "tiny", "classes": {"gpr": {"registers": ["a", "b", "c"]},
+                                        "fpr": {"registers": ["f0", "f1"]}},
+            "stack": {"names": ["m0", "m1"]}, "swap": ["reg-reg"]}
+    print(f"{N:,} requests per machine; in process = parse + judge; CLI = `verified check` "
+          f"over a JSON-lines file (one process)")
+    for machine in [*M.PRESETS, tiny]:
+        reqs = requests(machine, rng, N)
+        t = time.perf_counter()
+        wrong = 0
+        for r in reqs:
+            wrong += not M.check_machine_request(M.parse_machine_request(r, True)).ok
+        inproc = time.perf_counter() - t
+        data = "".join(json.dumps(r) + "\n" for r in reqs).encode()
+        t = time.perf_counter()
+        p = subprocess.run([sys.executable, "-m", "verified.cli", "check"], input=data,
+                           capture_output=True)
+        cli = time.perf_counter() - t
+        assert p.returncode in (0, 1) and len(p.stdout.splitlines()) == N, p.stderr[:200]
+        label = machine if isinstance(machine, str) else "object (tiny)"
+        print(f"  {label:14} in process {N / inproc:8,.0f} requests/s   CLI {N / cli:8,.0f} "
+              f"lines/s   ({wrong:,} of {N:,} sequences wrong or illegal)")
 
-
-def main(argv: list[str] | None = None) -> None:
-    quick = "--quick" in (argv if argv is not None else sys.argv[1:])
-    variants = VARIANTS if quick else ALL_VARIANTS
-    t = time.perf_counter()
-    gaps, other = gap_histogram(variants)
-    total = sum(gaps.values())
-    print(f"gap to the optimum (cost - optimal cost), {len(variants)} small-machine variants, "
-          f"{total + sum(v for k, v in other.items() if k.startswith('no sequence'))} requests "
-          f"({time.perf_counter() - t:.0f} s):")
-    for g in sorted(gaps):
-        print(f"  gap {g}: {gaps[g]:6d}  ({100 * gaps[g] / total:5.1f} %)")
-    for k, v in sorted(other.items()):
-        print(f"  {k}: {v}")
-    from verified.algorithms import ALGORITHMS
-    for label, fn in (("with the postcondition", R.resolve),
-                      ("bare", ALGORITHMS["resolve"].raw)):
-        for preset in M.PRESETS:
-            rate, n = throughput(preset, fn)
-            print(f"  throughput {preset:10} {label:24} {rate:8.0f} requests/s ({n} requests, "
-                  "1..8 moves)")
 
 if __name__ == "__main__":
     main()
