@@ -54,7 +54,7 @@ import time
 
 import z3
 
-from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
+from . import COUNTEREXAMPLE, PROVED, Timer, claim, combine, prove
 
 U = z3.DeclareSort("RUnit")
 V = z3.DeclareSort("RVal")

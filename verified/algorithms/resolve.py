@@ -67,10 +67,10 @@ in one place (after a cycle break parked part of them).
 from __future__ import annotations
 
 import functools
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from ..core import machine as _m
 from ..core.semantics import PreconditionError
 from .registry import algorithm
 
@@ -134,11 +134,6 @@ class Frame:
     legal: Callable[[Op], bool]
     #: ``cost(op) -> number``
     cost: Callable[[Op], float]
-    by_units: dict = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for p in self.places:
-            self.by_units.setdefault(p.units, p)
 
     @property
     def units(self) -> list:
@@ -679,8 +674,6 @@ def resolve_frame(frame: Frame, moves, temps=(), preserve: str = "all",
 # ---------------------------------------------------------------------------
 # The machine's side: ``core.machine`` as a frame, the registered entry point
 # ---------------------------------------------------------------------------
-
-from ..core import machine as _m  # noqa: E402  (the frame's one source of facts)
 
 #: a cap on the operations a cost bound allows per changed destination unit;
 #: see ``cost_bound``
