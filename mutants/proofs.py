@@ -61,7 +61,8 @@ MUTANTS: list[Mutant] = [
        "a vacuity check that times out counts as passed: the harness's own claim "
        "'a proof whose vacuity check times out is unknown' catches it"),
     _m("proofs_dp_search_proved", "proofs.permi_claims", "exhaustive_claim", "permi_claims",
-       "kind=ENUMERATED", "kind=PROVED",
+       "kind=ENUMERATED, detail=detail)",
+       "kind=ENUMERATED, detail=detail) | {\"result\": PROVED, \"expect\": PROVED}",
        "'DP == search' (an exhaustive test) labelled proved: the runner rejects a "
        "'proved' row whose ledger holds no symbolic Z3 proof"),
 ]

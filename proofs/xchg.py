@@ -261,12 +261,24 @@ def fresh_state(n: int, mode: str, tag: str = "") -> XS:
     B = lambda name: [z3.Bool(f"{name}{tag}_{x}") for x in range(n)]
     V = lambda name, width=w: [z3.BitVec(f"{name}{tag}_{x}", width) for x in range(n)]
     return XS(mode, B("P"), B("Q"), V("edges", we), B("aset"), V("alias"), V("cur"),
-              B("P2"), V("reader"), ops=z3.Int(f"ops{tag}"), walks=z3.Int(f"walks{tag}"))
+              B("P2"), V("reader"), ops=z3.BitVec(f"ops{tag}", _gw(n)),
+              walks=z3.BitVec(f"walks{tag}", _gw(n)))
+
+
+def _gw(n: int) -> int:
+    """Bits of the ghost counters (they stay within 0..2n; bit-vectors, not
+    Ints: mixing integer arithmetic into these bit-vector queries made
+    n = 8 three times slower)."""
+    return (2 * n + 1).bit_length() + 1
+
+
+def _bv(n: int, cond):
+    return z3.If(cond, z3.BitVecVal(1, _gw(n)), z3.BitVecVal(0, _gw(n)))
 
 
 def nonloop(srcs, n):
-    """The number of non-loop moves (an Int term)."""
-    return z3.Sum([z3.If(srcs[x] != x, 1, 0) for x in range(n)])
+    """The number of non-loop moves (a bit-vector term)."""
+    return z3.Sum([_bv(n, srcs[x] != x) for x in range(n)])
 
 
 def ghost_count(S: XS, srcs, n) -> z3.BoolRef:
@@ -275,7 +287,7 @@ def ghost_count(S: XS, srcs, n) -> z3.BoolRef:
     (a walk's closing step, ``where(s) == d``, emits nothing):
     ops + |P| + walks + [a walk has just closed] == non-loop moves.
     At the end (P empty, no walk open): length == non-loop - walks."""
-    size = z3.Sum([z3.If(p, 1, 0) for p in S.P])
+    size = z3.Sum([_bv(n, p) for p in S.P])
     total = S.ops + size + S.walks
     N = nonloop(srcs, n)
     if S.mode == "kahn":
@@ -283,7 +295,7 @@ def ghost_count(S: XS, srcs, n) -> z3.BoolRef:
     if S.mode == "between":
         return total == N
     closed = z3.And(_eq(S.d, S.i), z3.Not(_mux(S.P, S.i)))
-    return total + z3.If(closed, 1, 0) == N
+    return total + _bv(n, closed) == N
 
 
 def _range(n, xs):
@@ -378,11 +390,13 @@ def init_state(srcs, n) -> XS:
     """xchg's state just before the ready loop (cur = identity)."""
     w, we = _iw(n), _ew(n)
     P = [srcs[x] != x for x in range(n)]
+    zero = z3.BitVecVal(0, _gw(n))
     edges = [_count(n, [z3.And(P[y], srcs[y] == x) for y in range(n)]) for x in range(n)]
     Q = [z3.And(P[x], edges[x] == 0) for x in range(n)]
     F = [z3.BoolVal(False)] * n
     Z = [z3.BitVecVal(0, w)] * n
-    return XS("kahn", P, Q, edges, F, Z, [z3.BitVecVal(x, w) for x in range(n)], F, Z)
+    return XS("kahn", P, Q, edges, F, Z, [z3.BitVecVal(x, w) for x in range(n)], F, Z,
+              ops=zero, walks=zero)
 
 
 def kahn_step(S: XS, srcs, n, d: int, mutant=None):
@@ -445,7 +459,7 @@ def walk_step(S: XS, srcs, n, mutant=None):
     else:
         aset = [z3.Or(S.aset[x], swap) if x == d else S.aset[x] for x in range(n)]
         alias = [z3.If(swap, wsrc, S.alias[x]) if x == d else S.alias[x] for x in range(n)]
-    emitted = 1 if mutant == "useless_swap" else z3.If(swap, 1, 0)
+    emitted = 1 if mutant == "useless_swap" else _bv(n, swap)
     nxt = _replace(S, P=P, aset=aset, alias=alias, cur=cur, d=S.reader[d],
                    ops=S.ops + emitted)
     return [(z3.Not(S.P[d]), _replace(S, mode="between", i=i + 1, walks=S.walks + 1)),
