@@ -559,10 +559,11 @@ def real_shuf_agrees(ns, inputs: int, seed: int = 1, ledger: Ledger | None = Non
 
 
 #: register counts run by ``make proofs``: every action pair for 4..11;
-#: by slot-renaming symmetry (one action pair) for 16 and 32; --moonshot
-#: adds every pair at 12 and 16.
+#: by slot-renaming symmetry (one action pair) for 16 and 24 (measured
+#: here: 3 s and 39 s of solver time; at 32 one walk query passes the 60 s
+#: budget); --moonshot adds every pair at 12 and 16.
 DEFAULT_NS = (4, 8, 10, 11)
-SYMMETRIC_NS = (16, 32)
+SYMMETRIC_NS = (16, 24)
 MOONSHOT_NS = (12, 16)
 
 _TEXT = ("shuf_srcs: output implements every move on n slots, in non-loop moves - "
@@ -585,7 +586,7 @@ def bounded_claims(ns, budget: float = 60.0, symmetric: bool = False) -> list[di
 
 def tested_claims(quick: bool = False) -> list[dict]:
     led = Ledger()
-    ns, k = ((17, 20), 2) if quick else ((17, 24, 33, 40), 3)
+    ns, k = ((17,), 2) if quick else ((17, 24), 2)
     t = __import__("time").perf_counter()
     real_shuf_agrees(ns, k, ledger=led)
     led.seconds = __import__("time").perf_counter() - t
