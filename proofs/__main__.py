@@ -111,8 +111,14 @@ def markdown(rows: list[dict], solver: float, wall: float, quick: bool) -> str:
     for r in rows:
         n = "all" if r["n"] is None else str(r["n"])
         text = r["claim"].replace("|", "\\|")
-        lines.append(f"| {r['module']} | {text} | {n} | {r['result']} | {r['expect']} | "
+        result = r["result"] + (" (FAILED)" if failed(r) else "")
+        lines.append(f"| {r['module']} | {text} | {n} | {result} | {r['expect']} | "
                      f"{r['seconds']:.2f} |")
+    best = largest_n(rows)
+    if best:
+        lines += ["", "Largest register count per family (bounded; proved, or enumerated "
+                  "where the family says so):", ""]
+        lines += [f"- {fam}: n = {n}" for fam, n in sorted(best.items())]
     return "\n".join(lines) + "\n"
 
 
@@ -204,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="also write the rows to this file ('-': to stdout "
                     "after a '#JSON' line)")
     ap.add_argument("--markdown", help="also write the table as docs/proofs.md's body here")
+    ap.add_argument("--from-json", help="do not run: re-print (and --markdown) the rows "
+                    "a --json run saved, with the wall time it recorded")
     ap.add_argument("--mutant", help="install this mutant of mutants/proofs.py first")
     ap.add_argument("--mutants", nargs="?", const="", default=None,
                     help="run every mutant of mutants/proofs.py (or these, comma-separated)")
@@ -222,7 +230,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         names = [n for n in names if n in wanted]
     t0 = time.perf_counter()
-    rows, errors = collect(names, args.quick, args.moonshot)
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text())
+        if isinstance(saved, list):  # an older --json file: the rows only
+            saved = {"rows": saved, "wall": 0.0}
+        rows, errors = saved["rows"], []
+        t0 -= saved["wall"]
+    else:
+        rows, errors = collect(names, args.quick, args.moonshot)
     for r in rows:  # a result its evidence does not back is a failure
         problem = evidence_problem(r)
         if problem:
@@ -242,10 +257,12 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
     if args.markdown:
         Path(args.markdown).write_text(markdown(rows, total, wall, args.quick))
+        print(f"wrote {args.markdown}", file=sys.stderr)
     if args.json == "-":
         print("\n#JSON\n" + json.dumps(rows))
     elif args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        Path(args.json).write_text(json.dumps({"rows": rows, "wall": round(wall, 1),
+                                               "quick": args.quick}, indent=1))
     return 1 if bad or errors else 0
 
 
