@@ -207,6 +207,31 @@ def prove_all(
     return PROVED, ""
 
 
+def decide_each(
+    goals: Iterable[z3.BoolRef], hypotheses: Iterable[z3.BoolRef], timeout_ms: int,
+    ledger: Ledger,
+) -> Iterable[str]:
+    """A verdict per goal (PROVED or REFUTED, UNKNOWN on a timeout) under
+    shared hypotheses, on one incremental solver, for checks where a
+    refutation is an answer and not a failure (the semantics cross-check
+    compares each verdict with Python's).  The hypotheses' vacuity check
+    comes first: if they are unsatisfiable every verdict is VACUOUS."""
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*list(hypotheses))
+    r = ledger.check(s)
+    base = None if r == z3.sat else (VACUOUS if r == z3.unsat else UNKNOWN)
+    for goal in goals:
+        if base is not None:
+            yield base
+            continue
+        s.push()
+        s.add(z3.Not(goal))
+        r = ledger.check(s)
+        s.pop()
+        yield PROVED if r == z3.unsat else REFUTED if r == z3.sat else UNKNOWN
+
+
 def combine(results: Iterable[str]) -> str:
     """Several sub-results make one claim: refuted wins, then vacuous,
     then unknown; proved only if all are proved (and there is one)."""
