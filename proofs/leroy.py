@@ -1,0 +1,528 @@
+"""Proofs of ``verified.algorithms.leroy`` (leroy, leroy_iterative): the
+rule system of Rideau, Serpette and Leroy (CompCert ``lib/Parmov.v``), for
+every register count, and the check that the real algorithms only take its
+rules.
+
+THE RULE SYSTEM.  A state is (mu, sigma, e): mu the moves still to do (a
+set; at most one move per destination), sigma the stack of moves being
+moved (bottom first), e the values now in every location (the result of
+the moves emitted so far: CompCert's tau, kept by its meaning).  Rules
+(``rule`` below; CompCert's names):
+
+    nop    take a move d <- d out of mu
+    start  sigma empty: take a move d <- s (s != d) out of mu onto sigma
+    push   take a move out of mu that reads the top's destination; push it
+    loop   the top's destination is the bottom's source s (the walk closed
+           a cycle) and s is not yet a temporary: emit temp(s) <- s, the
+           bottom now reads temp(s)
+    pop    (2 or more on sigma) nobody in mu reads the top's destination d
+           and d is not the bottom's source: emit the top, pop it
+    last   (1 on sigma) nobody in mu reads its destination: emit it
+
+ENCODING (one definition, two interpretations).  Every formula below is
+written once against an ``Ops`` interface: ``Z3Ops`` reads it as Z3 terms
+over an uninterpreted location sort (any cardinality: every register count,
+any number of temporaries) with arrays as state; ``PyOps`` reads it as
+Python values on a concrete state, which is how the refinement check
+(tests/proofs/test_leroy_refinement.py) steps the real algorithms through
+the same rules.  mu is a list of length m in two Int-indexed arrays (Md
+destinations, Ms sources) with a position array posm (location -> index)
+that makes "d is a destination in mu" quantifier-free; removing a move
+moves the last one into its slot (mu is a set: order is irrelevant), so m
+IS the number of pending moves -- there is no ghost counter.  sigma the
+same way (Sd, Ss, length k, pos).
+
+WHAT IS PROVED (unbounded, ``claims()``):
+
+* init: the parallel move as mu (distinct destinations, no temporaries),
+  sigma empty, is well-formed;
+* per rule (CompCert ``transition_preserves_wf``, and its semantic lemma):
+  from a well-formed state whose side condition holds, the next state is
+  well-formed, every non-temporary location has the same meaning
+  (``par``: its value after running mu ++ sigma in parallel from e), and
+  the measure drops;
+* measure bounded below: well-formed => measure >= 0;
+* progress: a well-formed state with mu or sigma non-empty has a rule that
+  applies;
+* final: mu and sigma empty (with the meaning kept since the start) => e
+  holds on every non-temporary what the parallel move writes there.
+
+So every run of the rule system from a parallel move terminates (a
+natural-number measure that every rule drops), and stops only in the final
+state, where the emitted moves implement the parallel move: the
+nondeterministic system is correct for every register count, as CompCert
+proves it.
+
+THE MEASURE: 2 * (2|mu| + |sigma|) + [sigma non-empty and its bottom's
+source is not a temporary].  CompCert's measure is 2|mu| + |sigma| with
+``loop`` fused into ``pop`` (its deterministic ``parmove_step`` does the
+two at once).  ``leroy`` cannot be mapped onto the fused step: its
+recursion breaks the cycle as soon as a reader on the stack is found and
+may push further readers of the same destination before it pops (see
+``refines``), so we keep ``loop`` as a rule and let the bracket pay for it:
+``loop`` turns the bottom's source into a temporary (bracket 1 -> 0), every
+other rule changes 2|mu| + |sigma| by at least one, doubled.
+
+WHAT IS TESTED, NOT PROVED: that ``leroy`` and ``leroy_iterative`` take
+only these rules (the refinement, CompCert's ``parmove_step_compatible``).
+Their ``trace=`` hook reports the rule each step takes and the algorithm's
+state after it; ``refines`` maps that state to (mu, sigma, e) and checks
+that the named rule, read by ``PyOps``, maps the previous state to exactly
+this one (all of mu, sigma and e compared), and that the state is
+well-formed.  Exhaustive over every move on n <= 6 registers (self-moves
+included) and random larger moves; the same check read by Z3
+(``z3_refines``) on random inputs.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable
+
+import z3
+
+from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
+
+# -- the two interpretations --------------------------------------------------
+
+
+class Z3Ops:
+    """Formulas as Z3 terms; locations of sort L, values of sort V."""
+
+    def __init__(self, L, V, temp, is_temp, tag: str = "") -> None:
+        self.L, self.V, self.temp, self.is_temp, self.tag = L, V, temp, is_temp, tag
+        self._n = 0
+
+    def _fresh(self, sort, name):
+        self._n += 1
+        return z3.Const(f"{name}{self.tag}_{self._n}", sort)
+
+    And, Or, Not, Implies, If = (staticmethod(z3.And), staticmethod(z3.Or),
+                                 staticmethod(z3.Not), staticmethod(z3.Implies),
+                                 staticmethod(z3.If))
+
+    @staticmethod
+    def store(a, i, v):
+        return z3.Store(a, i, v)
+
+    def all_idx(self, lo, hi, body: Callable) -> z3.BoolRef:
+        j = self._fresh(z3.IntSort(), "j")
+        return z3.ForAll([j], z3.Implies(z3.And(lo <= j, j < hi), body(j)))
+
+    def any_idx(self, lo, hi, body: Callable) -> z3.BoolRef:
+        j = self._fresh(z3.IntSort(), "p")
+        return z3.Exists([j], z3.And(lo <= j, j < hi, body(j)))
+
+    def all_loc(self, body: Callable) -> z3.BoolRef:
+        x = self._fresh(self.L, "x")
+        return z3.ForAll([x], body(x))
+
+
+class Arr:
+    """An immutable concrete array: a dict with a default."""
+
+    __slots__ = ("d", "default")
+
+    def __init__(self, d: dict, default: Any) -> None:
+        self.d, self.default = d, default
+
+    def __getitem__(self, i):
+        return self.d.get(i, self.default)
+
+
+class PyOps:
+    """Formulas as Python values on a concrete state: locations are the
+    ints of ``domain``; ``temps`` the temporaries; ``temp_of`` the
+    temporary the algorithm uses for a source."""
+
+    def __init__(self, domain: Iterable[int], temps: Iterable[int],
+                 temp_of: Callable[[int], int]) -> None:
+        self.domain = tuple(domain)
+        self._temps = frozenset(temps)
+        self.temp = temp_of
+
+    def is_temp(self, x) -> bool:
+        return x in self._temps
+
+    @staticmethod
+    def And(*a) -> bool:
+        return all(a)
+
+    @staticmethod
+    def Or(*a) -> bool:
+        return any(a)
+
+    @staticmethod
+    def Not(a) -> bool:
+        return not a
+
+    @staticmethod
+    def Implies(a, b) -> bool:
+        return (not a) or bool(b)
+
+    @staticmethod
+    def If(c, a, b):
+        return a if c else b
+
+    @staticmethod
+    def store(a: Arr, i, v) -> Arr:
+        d = dict(a.d)
+        d[i] = v
+        return Arr(d, a.default)
+
+    @staticmethod
+    def all_idx(lo, hi, body) -> bool:
+        return all(body(j) for j in range(lo, hi))
+
+    @staticmethod
+    def any_idx(lo, hi, body) -> bool:
+        return any(body(j) for j in range(lo, hi))
+
+    def all_loc(self, body) -> bool:
+        return all(body(x) for x in self.domain)
+
+
+# -- states, well-formedness, meaning, measure ---------------------------------
+
+
+@dataclass(frozen=True)
+class State:
+    m: Any      # |mu|
+    Md: Any     # Int -> Loc: mu's destinations
+    Ms: Any     # Int -> Loc: mu's sources
+    posm: Any   # Loc -> Int: index in mu (ghost, pinned by wf)
+    k: Any      # |sigma|
+    Sd: Any     # Int -> Loc: sigma's destinations (0 = bottom)
+    Ss: Any     # Int -> Loc: sigma's sources
+    pos: Any    # Loc -> Int: index in sigma (ghost, pinned by wf)
+    e: Any      # Loc -> V: the values now
+
+
+def in_mu(st: State, O, x):
+    p = st.posm[x]
+    return O.And(0 <= p, p < st.m, st.Md[p] == x)
+
+
+def in_sigma(st: State, O, x):
+    p = st.pos[x]
+    return O.And(0 <= p, p < st.k, st.Sd[p] == x)
+
+
+def par(st: State, O, x):
+    """x's value after running mu ++ sigma in parallel from e."""
+    return O.If(in_mu(st, O, x), st.e[st.Ms[st.posm[x]]],
+                O.If(in_sigma(st, O, x), st.e[st.Ss[st.pos[x]]], st.e[x]))
+
+
+def wf(st: State, O):
+    """CompCert's ``state_wf``: distinct destinations in mu ++ sigma, no
+    temporary in mu, none in sigma except the bottom's source, sigma a path
+    (each move reads the destination of the one below it)."""
+    t = O.is_temp
+    return O.And(
+        st.m >= 0, st.k >= 0,
+        O.all_idx(0, st.m, lambda j: st.posm[st.Md[j]] == j),
+        O.all_idx(0, st.k, lambda j: st.pos[st.Sd[j]] == j),
+        O.all_idx(0, st.m, lambda j: O.Not(in_sigma(st, O, st.Md[j]))),
+        O.all_idx(0, st.m, lambda j: O.And(O.Not(t(st.Md[j])), O.Not(t(st.Ms[j])))),
+        O.all_idx(0, st.k, lambda j: O.Not(t(st.Sd[j]))),
+        O.all_idx(1, st.k, lambda j: O.Not(t(st.Ss[j]))),
+        O.all_idx(1, st.k, lambda j: st.Ss[j] == st.Sd[j - 1]),
+    )
+
+
+def measure(st: State, O):
+    bottom_plain = O.And(st.k > 0, O.Not(O.is_temp(st.Ss[0])))
+    return 2 * (2 * st.m + st.k) + O.If(bottom_plain, 1, 0)
+
+
+def no_read(st: State, O, d):
+    return O.all_idx(0, st.m, lambda j: st.Ms[j] != d)
+
+
+def _remove(st: State, O, p) -> State:
+    """mu without its p-th move: the last move takes its slot."""
+    last = st.m - 1
+    return replace(st, m=last, Md=O.store(st.Md, p, st.Md[last]),
+                   Ms=O.store(st.Ms, p, st.Ms[last]),
+                   posm=O.store(st.posm, st.Md[last], p))
+
+
+def _push(st: State, O, s, d) -> State:
+    return replace(st, Ss=O.store(st.Ss, st.k, s), Sd=O.store(st.Sd, st.k, d),
+                   pos=O.store(st.pos, d, st.k), k=st.k + 1)
+
+
+RULES = ("nop", "start", "push", "loop", "pop", "last")
+#: the rules that take a move out of mu (parameter p: its index in mu)
+TAKES = ("nop", "start", "push")
+
+
+def rule(name: str, st: State, O, p=None) -> tuple[list, State]:
+    """(side conditions, next state) of rule ``name``; ``p`` is the index in
+    mu of the move nop/start/push takes."""
+    top = st.k - 1
+    if name in TAKES:
+        taken = [0 <= p, p < st.m]
+        s, d = st.Ms[p], st.Md[p]
+        rest = _remove(st, O, p)
+        if name == "nop":
+            return taken + [s == d], rest
+        if name == "start":
+            return [st.k == 0] + taken + [s != d], _push(rest, O, s, d)
+        return [st.k > 0] + taken + [s == st.Sd[top]], _push(rest, O, s, d)
+    if name == "loop":
+        s0 = st.Ss[0]
+        t = O.temp(s0)
+        side = [st.k > 0, st.Sd[top] == s0, O.Not(O.is_temp(s0))]
+        return side, replace(st, e=O.store(st.e, t, st.e[s0]), Ss=O.store(st.Ss, 0, t))
+    if name == "pop":
+        d1 = st.Sd[top]
+        side = [st.k >= 2, no_read(st, O, d1), d1 != st.Ss[0]]
+        return side, replace(st, e=O.store(st.e, d1, st.e[st.Ss[top]]), k=top)
+    if name == "last":
+        d0 = st.Sd[0]
+        side = [st.k == 1, no_read(st, O, d0)]
+        return side, replace(st, e=O.store(st.e, d0, st.e[st.Ss[0]]), k=0)
+    raise ValueError(f"no rule {name!r}")
+
+
+def enabled(name: str, st: State, O):
+    """Some instance of rule ``name`` applies in ``st``."""
+    if name in TAKES:
+        return O.any_idx(0, st.m, lambda p: O.And(*rule(name, st, O, p)[0]))
+    return O.And(*rule(name, st, O)[0])
+
+
+def final(st: State, O):
+    return O.And(st.m == 0, st.k == 0)
+
+
+# -- the unbounded lemmas ------------------------------------------------------
+
+Loc = z3.DeclareSort("LeroyLoc")
+Val = z3.DeclareSort("LeroyVal")
+_FINITE: dict = {}
+
+
+def _finite_locs(k: int):
+    if k not in _FINITE:
+        _FINITE[k] = z3.EnumSort(f"LeroyLoc{k}", [f"l{j}" for j in range(k)])[0]
+    return _FINITE[k]
+
+
+def symbolic_state(L, V, tag: str) -> State:
+    I = z3.IntSort()
+    A = lambda name, dom, rng: z3.Const(f"{name}_{tag}", z3.ArraySort(dom, rng))
+    return State(m=z3.Int(f"m_{tag}"), Md=A("Md", I, L), Ms=A("Ms", I, L),
+                 posm=A("posm", L, I), k=z3.Int(f"k_{tag}"), Sd=A("Sd", I, L),
+                 Ss=A("Ss", I, L), pos=A("pos", L, I), e=A("e", L, V))
+
+
+def _world(L):
+    temp = z3.Function("temp", L, L)
+    is_temp = z3.Function("is_temp", L, z3.BoolSort())
+    q = z3.Const("q", L)
+    O = Z3Ops(L, Val, temp, is_temp)
+    return O, [z3.ForAll([q], is_temp(temp(q)))]
+
+
+def rule_goal(name: str, L) -> tuple[z3.BoolRef, list]:
+    """(goal, hypotheses) of rule ``name``'s lemma."""
+    O, axioms = _world(L)
+    st = symbolic_state(L, Val, "0")
+    p = z3.Int("p")
+    side, nxt = rule(name, st, O, p)
+    goal = z3.And(
+        wf(nxt, O),
+        O.all_loc(lambda x: z3.Implies(z3.Not(O.is_temp(x)), par(nxt, O, x) == par(st, O, x))),
+        measure(nxt, O) < measure(st, O),
+    )
+    return goal, axioms + [wf(st, O), *side]
+
+
+def progress_goal(L):
+    O, axioms = _world(L)
+    st = symbolic_state(L, Val, "0")
+    goal = z3.Or(*[enabled(r, st, O) for r in RULES])
+    return goal, axioms + [wf(st, O), z3.Not(final(st, O))]
+
+
+def final_goal(L):
+    """Final state + the meaning kept since the start (par == G, the
+    parallel move's result, on every non-temporary) => e == G there."""
+    O, axioms = _world(L)
+    st = symbolic_state(L, Val, "0")
+    G = z3.Const("G", z3.ArraySort(L, Val))
+    nontemp = lambda f: O.all_loc(lambda x: z3.Implies(z3.Not(O.is_temp(x)), f(x)))
+    return (nontemp(lambda x: st.e[x] == G[x]),
+            axioms + [wf(st, O), final(st, O), nontemp(lambda x: par(st, O, x) == G[x])])
+
+
+def init_goal(L):
+    """The parallel move as mu (distinct destinations, no temporary),
+    sigma empty: well-formed."""
+    O, axioms = _world(L)
+    st = symbolic_state(L, Val, "0")
+    st = replace(st, k=z3.IntVal(0))
+    hyp = [st.m >= 0,
+           O.all_idx(0, st.m, lambda j: st.posm[st.Md[j]] == j),
+           O.all_idx(0, st.m, lambda j: z3.And(z3.Not(O.is_temp(st.Md[j])),
+                                                z3.Not(O.is_temp(st.Ms[j]))))]
+    return wf(st, O), axioms + hyp
+
+
+def bounded_below_goal(L):
+    O, axioms = _world(L)
+    st = symbolic_state(L, Val, "0")
+    return measure(st, O) >= 0, axioms + [wf(st, O)]
+
+
+def run_lemma(make: Callable, mutant: bool = False) -> tuple[str, float]:
+    """The unbounded query first; if it does not prove, look for a genuine
+    counterexample on 1..4 locations (a finite sort has one for a false
+    lemma; an unbounded ``unknown`` alone is not a counterexample)."""
+    t = Timer()
+    goal, hyp = make(Loc)
+    r = prove(goal, hyp, 3_000 if mutant else 60_000, t)[0]
+    if r == PROVED:
+        return r, t.seconds
+    for k in range(1, 5):
+        goal, hyp = make(_finite_locs(k))
+        if prove(goal, hyp, 20_000, t)[0] == COUNTEREXAMPLE:
+            return COUNTEREXAMPLE, t.seconds
+    return UNKNOWN, t.seconds
+
+
+#: the claims' texts (docs/proofs.md quotes them)
+CLAIMS = {
+    "init": "Leroy init: the parallel move as mu, sigma empty, is well-formed [unbounded]",
+    "rule": "Leroy rule {}: keeps well-formedness and the meaning on non-temporaries, "
+            "measure 2(2|mu|+|sigma|)+[bottom source not a temporary] drops [unbounded]",
+    "below": "Leroy measure bounded below: well-formed => measure >= 0 [unbounded]",
+    "progress": "Leroy progress: in every well-formed state with mu or sigma non-empty "
+                "some rule applies [unbounded]",
+    "final": "Leroy final state: mu and sigma empty, meaning kept => the emitted moves "
+             "implement the parallel move on non-temporaries [unbounded]",
+}
+
+
+def unbounded_claims() -> list[dict]:
+    rows = []
+    r, s = run_lemma(init_goal)
+    rows.append(claim(CLAIMS["init"], None, r, s))
+    for name in RULES:
+        r, s = run_lemma(lambda L, name=name: rule_goal(name, L))
+        rows.append(claim(CLAIMS["rule"].format(name), None, r, s))
+    for key, make in (("below", bounded_below_goal), ("progress", progress_goal),
+                      ("final", final_goal)):
+        r, s = run_lemma(make)
+        rows.append(claim(CLAIMS[key], None, r, s))
+    return rows
+
+
+# -- the refinement check: the real algorithms take only these rules ----------
+
+
+def concrete_state(pm, status, src, stack, ops, temps, pending: int = 0) -> State:
+    """The rule-system state of a run of ``leroy``: mu = the moves still
+    TO_MOVE (``pending`` is the status value meaning that), sigma = the
+    stack, e = the values after the emitted operations (the one
+    interpreter, ``verified.core.semantics.execute``)."""
+    from verified.core.semantics import execute
+
+    dst = [d for d, _ in pm.moves]
+    mu = [(src[i], dst[i]) for i in range(len(dst)) if status[i] == pending]
+    sigma = [(src[i], dst[i]) for i in stack]
+    values = execute(ops)
+    locs = _domain(pm, temps)
+    return State(
+        m=len(mu), Md=Arr(dict(enumerate(d for _, d in mu)), None),
+        Ms=Arr(dict(enumerate(s for s, _ in mu)), None),
+        posm=Arr({d: j for j, (_, d) in enumerate(mu)}, -1),
+        k=len(sigma), Sd=Arr(dict(enumerate(d for _, d in sigma)), None),
+        Ss=Arr(dict(enumerate(s for s, _ in sigma)), None),
+        pos=Arr({d: j for j, (_, d) in enumerate(sigma)}, -1),
+        e=Arr({x: values.get(x, x) for x in locs}, None))
+
+
+def _domain(pm, temps) -> list:
+    locs = list(pm.locations()) + [x for _, s in pm.moves for x in (s,)] + list(temps)
+    return list(dict.fromkeys(locs))
+
+
+def abstract(st: State, O: PyOps) -> tuple:
+    """What a state means, representation aside: mu as a set of moves,
+    sigma as a list, e on every location."""
+    return (frozenset((st.Ms[j], st.Md[j]) for j in range(st.m)),
+            tuple((st.Ss[j], st.Sd[j]) for j in range(st.k)),
+            tuple((x, st.e[x]) for x in O.domain))
+
+
+def successors(name: str, st: State, O: PyOps) -> list[State]:
+    """Every state rule ``name`` can reach from ``st`` (PyOps reading)."""
+    params = range(st.m) if name in TAKES else (None,)
+    out = []
+    for p in params:
+        side, nxt = rule(name, st, O, p)
+        if O.And(*side):
+            out.append(nxt)
+    return out
+
+
+def refines(pm, steps, ops, temp_of: Callable, pending: int = 0) -> list[str]:
+    """Check one traced run of ``leroy``/``leroy_iterative`` on ``pm`` (its
+    ``Step`` list and output ``ops``) against the rule system: every step's
+    label is a rule, the rule (read by ``PyOps``) maps the previous state
+    to exactly the traced one, every state is well-formed, the measure
+    drops, and the run ends in the final state having emitted every
+    operation.  Returns the problems (empty: the run refines the rules); a
+    malformed trace is a problem, never an exception."""
+    temps = list(pm.temps) or [temp_of(None)]
+    O = PyOps(_domain(pm, temps), temps, temp_of)
+    n = len(pm.moves)
+    try:
+        prev = concrete_state(pm, [pending] * n, [s for _, s in pm.moves], (), [], temps, pending)
+    except Exception as exc:  # noqa: BLE001 -- reported as a rejection
+        return [f"initial state: {exc!r}"]
+    problems = []
+    if not wf(prev, O):
+        problems.append("initial state not well-formed")
+    for k, step in enumerate(steps):
+        where = f"step {k} ({getattr(step, 'rule', step)!r})"
+        try:
+            if step.rule not in RULES:
+                return problems + [f"{where}: not a rule of the system"]
+            if not 0 <= step.emitted <= len(ops):
+                return problems + [f"{where}: emitted {step.emitted} of {len(ops)} operations"]
+            cur = concrete_state(pm, step.status, step.src, step.stack, ops[:step.emitted],
+                                 temps, pending)
+        except Exception as exc:  # noqa: BLE001 -- reported as a rejection
+            return problems + [f"{where}: state not readable: {exc!r}"]
+        if not wf(cur, O):
+            problems.append(f"{where}: state not well-formed")
+        want = abstract(cur, O)
+        if not any(abstract(nxt, O) == want for nxt in successors(step.rule, prev, O)):
+            problems.append(f"{where}: rule {step.rule} does not map the previous state "
+                            "to this one")
+        if not measure(cur, O) < measure(prev, O):
+            problems.append(f"{where}: measure does not drop")
+        if problems:
+            return problems
+        prev = cur
+    if not final(prev, O):
+        problems.append("the run stops in a state that is not final")
+    last = steps[-1].emitted if steps else 0
+    if last != len(ops):
+        problems.append(f"the steps emit {last} operations, the output has {len(ops)}")
+    return problems
+
+
+def claims(quick: bool = False) -> list[dict]:
+    return unbounded_claims()
+
+
+if __name__ == "__main__":
+    for row in claims():
+        print(row)
