@@ -15,8 +15,11 @@ One module per algorithm, under the same name as in ``verified/``:
 * ``proofs/xor_swap.py``: three XORs swap two 64-bit registers.
 
 Every module exposes ``claims() -> list[dict]`` with dicts
-``{"claim", "n", "result", "seconds"}`` (and, in ours, ``"expect"``: the
-result the claim must have; a mutant's claim expects "counterexample").
+``{"claim", "n", "result", "seconds", "expect", "evidence"}`` written by
+``proofs.common.row`` / ``claim`` from a ``Ledger`` (``expect``: the result
+the claim must have; a mutant's claim expects "refuted").  Every Z3 query
+goes through ``proofs.common.prove`` (results: proved, refuted, vacuous,
+unknown, enumerated, tested; see ``proofs/common.py``).
 ``python -m proofs`` collects them all and prints one table.
 
 Words used in the claims: **unbounded** means over every register count
@@ -26,73 +29,10 @@ arrays); **n = k** means for every input on exactly k registers (bounded).
 
 from __future__ import annotations
 
-import time
-from typing import Iterable
-
-import z3
-
-PROVED, COUNTEREXAMPLE, UNKNOWN = "proved", "counterexample", "unknown"
-
-
-def claim(
-    text: str, n: int | None, result: str, seconds: float,
-    expect: str = PROVED, detail: str = "",
-) -> dict:
-    """One row of the proofs table."""
-    out = {"claim": text, "n": n, "result": result, "seconds": round(seconds, 3),
-           "expect": expect}
-    if detail:
-        out["detail"] = detail
-    return out
-
-
-class Timer:
-    """Accumulates solver seconds over several ``check`` calls."""
-
-    def __init__(self) -> None:
-        self.seconds = 0.0
-
-    def check(self, solver: z3.Solver, *assumptions) -> z3.CheckSatResult:
-        t = time.perf_counter()
-        r = solver.check(*assumptions)
-        self.seconds += time.perf_counter() - t
-        return r
-
-
-def prove(
-    goal: z3.BoolRef, hypotheses: Iterable[z3.BoolRef] = (),
-    timeout_ms: int = 60_000, timer: Timer | None = None,
-) -> tuple[str, z3.ModelRef | None]:
-    """Prove ``hypotheses => goal`` (valid for every assignment of the free
-    constants).  A proof whose hypotheses are contradictory is reported as
-    UNKNOWN (vacuous), never as PROVED.  Returns (PROVED | COUNTEREXAMPLE | UNKNOWN, model of the
-    counterexample or None)."""
-    s = z3.Solver()
-    s.set("timeout", timeout_ms)
-    s.add(*hypotheses)
-    s.add(z3.Not(goal))
-    timer = timer or Timer()
-    r = timer.check(s)
-    if r == z3.unsat:
-        # Guard against a vacuous proof: the hypotheses alone must be
-        # satisfiable (or at least not refuted), else "proved" means nothing.
-        v = z3.Solver()
-        v.set("timeout", timeout_ms)
-        v.add(*hypotheses)
-        if timer.check(v) == z3.unsat:
-            return UNKNOWN, None
-        return PROVED, None
-    if r == z3.sat:
-        return COUNTEREXAMPLE, s.model()
-    return UNKNOWN, None
-
-
-def combine(results: Iterable[str]) -> str:
-    """Several sub-queries make one claim: any counterexample wins, then
-    any unknown; proved only if all are proved."""
-    results = list(results)
-    if COUNTEREXAMPLE in results:
-        return COUNTEREXAMPLE
-    if UNKNOWN in results or not results:
-        return UNKNOWN
-    return PROVED
+# The harness lives in proofs/common.py; the names are re-exported here so
+# that ``from proofs import prove, PROVED`` keeps working.
+from .common import (  # noqa: F401
+    COUNTEREXAMPLE, ENUMERATED, FAILURES, PROVED, REFUTED, TESTED, UNKNOWN, VACUOUS,
+    Ledger, Timer, as_int, claim, combine, exists, finite_sort, mux, prove, prove_all,
+    row, run_lemma,
+)
