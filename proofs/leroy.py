@@ -76,13 +76,12 @@ included) and random larger moves; the same check read by Z3
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
 import z3
 
-from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
+from .common import ENUMERATED, PROVED, REFUTED, UNKNOWN, Ledger, claim, combine, prove, row, run_lemma
 
 # -- the two interpretations --------------------------------------------------
 
@@ -222,13 +221,15 @@ def wf(st: State, O):
     t = O.is_temp
     return O.And(
         st.m >= 0, st.k >= 0,
-        O.all_idx(0, st.m, lambda j: st.posm[st.Md[j]] == j),
-        O.all_idx(0, st.k, lambda j: st.pos[st.Sd[j]] == j),
-        O.all_idx(0, st.m, lambda j: O.Not(in_sigma(st, O, st.Md[j]))),
-        O.all_idx(0, st.m, lambda j: O.And(O.Not(t(st.Md[j])), O.Not(t(st.Ms[j])))),
-        O.all_idx(0, st.k, lambda j: O.Not(t(st.Sd[j]))),
-        O.all_idx(1, st.k, lambda j: O.Not(t(st.Ss[j]))),
-        O.all_idx(1, st.k, lambda j: st.Ss[j] == st.Sd[j - 1]),
+        O.all_idx(0, st.m, lambda j: O.And(
+            st.posm[st.Md[j]] == j,                         # distinct in mu
+            O.Not(in_sigma(st, O, st.Md[j])),               # and not in sigma
+            O.Not(t(st.Md[j])), O.Not(t(st.Ms[j])))),      # no temporary in mu
+        O.all_idx(0, st.k, lambda j: O.And(
+            st.pos[st.Sd[j]] == j,                          # distinct in sigma
+            O.Not(t(st.Sd[j])),                             # no temporary destination
+            O.Implies(j >= 1, O.And(O.Not(t(st.Ss[j])),     # only the bottom reads one
+                                    st.Ss[j] == st.Sd[j - 1])))),  # sigma is a path
     )
 
 
@@ -303,13 +304,6 @@ def final(st: State, O):
 
 Loc = z3.DeclareSort("LeroyLoc")
 Val = z3.DeclareSort("LeroyVal")
-_FINITE: dict = {}
-
-
-def _finite_locs(k: int):
-    if k not in _FINITE:
-        _FINITE[k] = z3.EnumSort(f"LeroyLoc{k}", [f"l{j}" for j in range(k)])[0]
-    return _FINITE[k]
 
 
 def symbolic_state(L, V, tag: str) -> State:
@@ -320,86 +314,96 @@ def symbolic_state(L, V, tag: str) -> State:
                  Ss=A("Ss", I, L), pos=A("pos", L, I), e=A("e", L, V))
 
 
-def _world(L):
+def _world(L) -> tuple[Z3Ops, list, State]:
     temp = z3.Function("temp", L, L)
     is_temp = z3.Function("is_temp", L, z3.BoolSort())
     q = z3.Const("q", L)
-    O = Z3Ops(L, Val, temp, is_temp)
-    return O, [z3.ForAll([q], is_temp(temp(q)))]
+    return Z3Ops(L, Val, temp, is_temp), [z3.ForAll([q], is_temp(temp(q)))], \
+        symbolic_state(L, Val, "0")
 
 
-def rule_goal(name: str, L) -> tuple[z3.BoolRef, list]:
-    """(goal, hypotheses) of rule ``name``'s lemma."""
-    O, axioms = _world(L)
-    st = symbolic_state(L, Val, "0")
+#: One lemma is a list of queries (goal, hypotheses, named witnesses: each
+#: must be satisfiable with the hypotheses, see ``common.prove``).
+Query = tuple
+
+
+def rule_queries(name: str, L) -> list[Query]:
+    O, axioms, st = _world(L)
     p = z3.Int("p")
     side, nxt = rule(name, st, O, p)
     goal = z3.And(
         wf(nxt, O),
-        O.all_loc(lambda x: z3.Implies(z3.Not(O.is_temp(x)), par(nxt, O, x) == par(st, O, x))),
+        O.all_loc(lambda x: z3.Implies(z3.Not(O.is_temp(x)),
+                                       par(nxt, O, x) == par(st, O, x))),
         measure(nxt, O) < measure(st, O),
     )
-    return goal, axioms + [wf(st, O), *side]
+    witnesses = {"another move pending in mu": st.m >= 2}
+    if name in ("push", "loop"):
+        witnesses.update({"one move on sigma": st.k == 1, "two or more on sigma": st.k >= 2})
+    return [(goal, axioms + [wf(st, O), *side], witnesses)]
 
 
-def progress_goal(L):
-    O, axioms = _world(L)
-    st = symbolic_state(L, Val, "0")
+def progress_queries(L) -> list[Query]:
+    O, axioms, st = _world(L)
     goal = z3.Or(*[enabled(r, st, O) for r in RULES])
-    return goal, axioms + [wf(st, O), z3.Not(final(st, O))]
+    return [(goal, axioms + [wf(st, O), z3.Not(final(st, O))],
+             {"mu and sigma both non-empty": z3.And(st.m >= 1, st.k >= 1)})]
 
 
-def final_goal(L):
+def final_queries(L) -> list[Query]:
     """Final state + the meaning kept since the start (par == G, the
     parallel move's result, on every non-temporary) => e == G there."""
-    O, axioms = _world(L)
-    st = symbolic_state(L, Val, "0")
+    O, axioms, st = _world(L)
     G = z3.Const("G", z3.ArraySort(L, Val))
     nontemp = lambda f: O.all_loc(lambda x: z3.Implies(z3.Not(O.is_temp(x)), f(x)))
-    return (nontemp(lambda x: st.e[x] == G[x]),
-            axioms + [wf(st, O), final(st, O), nontemp(lambda x: par(st, O, x) == G[x])])
+    return [(nontemp(lambda x: st.e[x] == G[x]),
+             axioms + [wf(st, O), final(st, O), nontemp(lambda x: par(st, O, x) == G[x])],
+             {})]
 
 
-def init_goal(L):
+def init_queries(L) -> list[Query]:
     """The parallel move as mu (distinct destinations, no temporary),
     sigma empty: well-formed."""
-    O, axioms = _world(L)
-    st = symbolic_state(L, Val, "0")
+    O, axioms, st = _world(L)
     st = replace(st, k=z3.IntVal(0))
     hyp = [st.m >= 0,
            O.all_idx(0, st.m, lambda j: st.posm[st.Md[j]] == j),
            O.all_idx(0, st.m, lambda j: z3.And(z3.Not(O.is_temp(st.Md[j])),
                                                 z3.Not(O.is_temp(st.Ms[j]))))]
-    return wf(st, O), axioms + hyp
+    return [(wf(st, O), axioms + hyp, {"two moves": st.m >= 2})]
 
 
-def bounded_below_goal(L):
-    O, axioms = _world(L)
-    st = symbolic_state(L, Val, "0")
-    return measure(st, O) >= 0, axioms + [wf(st, O)]
+def below_queries(L) -> list[Query]:
+    O, axioms, st = _world(L)
+    return [(measure(st, O) >= 0, axioms + [wf(st, O)], {})]
 
 
-def run_lemma(make: Callable, mutant: bool = False) -> tuple[str, float]:
-    """The unbounded query first; if it does not prove, look for a genuine
-    counterexample on 1..4 locations (a finite sort has one for a false
-    lemma; an unbounded ``unknown`` alone is not a counterexample)."""
-    t = Timer()
-    goal, hyp = make(Loc)
-    r = prove(goal, hyp, 3_000 if mutant else 60_000, t)[0]
-    if r == PROVED:
-        return r, t.seconds
-    for k in range(1, 5):
-        goal, hyp = make(_finite_locs(k))
-        if prove(goal, hyp, 20_000, t)[0] == COUNTEREXAMPLE:
-            return COUNTEREXAMPLE, t.seconds
-    return UNKNOWN, t.seconds
+def lemma(make: Callable[[Any], list[Query]]) -> Callable:
+    """``make``'s queries as one lemma for ``common.run_lemma``."""
+    def run(L, ledger: Ledger, timeout_ms: int) -> str:
+        return combine(prove(g, h, timeout_ms, ledger, witnesses=w)[0]
+                       for g, h, w in make(L))
+    return run
+
+
+def check(make: Callable, expect_false: bool = False) -> Ledger:
+    """Run one lemma over the uninterpreted location sort.  A refutation
+    there is genuine (Z3's model interprets the sort as a finite set and
+    its model check covers the quantifiers); only an unknown sends it on
+    to ``common.run_lemma``'s search over 1..4 locations."""
+    led = Ledger()
+    r = lemma(make)(Loc, led, 3_000 if expect_false else 60_000)
+    if r == UNKNOWN:
+        run_lemma(lemma(make), Loc, "LeroyLoc", led, expect_false=expect_false)
+    return led
 
 
 #: the claims' texts (docs/proofs.md quotes them)
 CLAIMS = {
     "init": "Leroy init: the parallel move as mu, sigma empty, is well-formed [unbounded]",
     "rule": "Leroy rule {}: keeps well-formedness and the meaning on non-temporaries, "
-            "measure 2(2|mu|+|sigma|)+[bottom source not a temporary] drops [unbounded]",
+            "measure 2(2|mu|+|sigma|)+[bottom source not a temporary] drops "
+            "(|mu| = the pending moves, no ghost counter) [unbounded]",
     "below": "Leroy measure bounded below: well-formed => measure >= 0 [unbounded]",
     "progress": "Leroy progress: in every well-formed state with mu or sigma non-empty "
                 "some rule applies [unbounded]",
@@ -409,34 +413,27 @@ CLAIMS = {
 
 
 def unbounded_claims() -> list[dict]:
-    rows = []
-    r, s = run_lemma(init_goal)
-    rows.append(claim(CLAIMS["init"], None, r, s))
+    rows = [row(CLAIMS["init"], None, check(init_queries))]
     for name in RULES:
-        r, s = run_lemma(lambda L, name=name: rule_goal(name, L))
-        rows.append(claim(CLAIMS["rule"].format(name), None, r, s))
-    for key, make in (("below", bounded_below_goal), ("progress", progress_goal),
-                      ("final", final_goal)):
-        r, s = run_lemma(make)
-        rows.append(claim(CLAIMS[key], None, r, s))
+        rows.append(row(CLAIMS["rule"].format(name), None,
+                        check(lambda L, name=name: rule_queries(name, L))))
+    for key, make in (("below", below_queries), ("progress", progress_queries),
+                      ("final", final_queries)):
+        rows.append(row(CLAIMS[key], None, check(make)))
     return rows
 
 
 # -- the refinement check: the real algorithms take only these rules ----------
 
 
-def concrete_state(pm, status, src, stack, ops, temps, pending: int = 0) -> State:
-    """The rule-system state of a run of ``leroy``: mu = the moves still
-    TO_MOVE (``pending`` is the status value meaning that), sigma = the
-    stack, e = the values after the emitted operations (the one
-    interpreter, ``verified.core.semantics.execute``)."""
-    from verified.core.semantics import execute
-
+def concrete_state(pm, status, src, stack, values: dict, domain, pending: int = 0) -> State:
+    """The rule-system state of a run of ``leroy``: mu = the moves whose
+    status is ``pending`` (TO_MOVE), sigma = the stack (bottom first), e =
+    ``values``, the state after the emitted operations (run by the one
+    interpreter, ``verified.core.semantics``)."""
     dst = [d for d, _ in pm.moves]
     mu = [(src[i], dst[i]) for i in range(len(dst)) if status[i] == pending]
     sigma = [(src[i], dst[i]) for i in stack]
-    values = execute(ops)
-    locs = _domain(pm, temps)
     return State(
         m=len(mu), Md=Arr(dict(enumerate(d for _, d in mu)), None),
         Ms=Arr(dict(enumerate(s for s, _ in mu)), None),
@@ -444,12 +441,13 @@ def concrete_state(pm, status, src, stack, ops, temps, pending: int = 0) -> Stat
         k=len(sigma), Sd=Arr(dict(enumerate(d for _, d in sigma)), None),
         Ss=Arr(dict(enumerate(s for s, _ in sigma)), None),
         pos=Arr({d: j for j, (_, d) in enumerate(sigma)}, -1),
-        e=Arr({x: values.get(x, x) for x in locs}, None))
+        e=Arr({x: values.get(x, x) for x in domain}, None))
 
 
 def _domain(pm, temps) -> list:
-    locs = list(pm.locations()) + [x for _, s in pm.moves for x in (s,)] + list(temps)
-    return list(dict.fromkeys(locs))
+    """Every location the check looks at: the register file, every source,
+    the temporaries."""
+    return list(dict.fromkeys([*pm.locations(), *(s for _, s in pm.moves), *temps]))
 
 
 def abstract(st: State, O: PyOps) -> tuple:
@@ -460,67 +458,174 @@ def abstract(st: State, O: PyOps) -> tuple:
             tuple((x, st.e[x]) for x in O.domain))
 
 
-def successors(name: str, st: State, O: PyOps) -> list[State]:
-    """Every state rule ``name`` can reach from ``st`` (PyOps reading)."""
-    params = range(st.m) if name in TAKES else (None,)
-    out = []
-    for p in params:
-        side, nxt = rule(name, st, O, p)
-        if O.And(*side):
-            out.append(nxt)
+def _acts_on(name: str, prev: State, prev_stack: tuple, dst: list, move: int):
+    """(the rule's parameter p, or a problem) for the move the step names:
+    nop/start/push take move ``move`` out of mu (p = its index there); loop
+    acts on sigma's bottom, pop and last on its top."""
+    if name in TAKES:
+        p = prev.posm[dst[move]]
+        if not (0 <= p < prev.m and prev.Md[p] == dst[move]):
+            return None, f"move {move} is not pending"
+        return p, ""
+    want = prev_stack[:1] if name == "loop" else prev_stack[-1:]
+    if want != (move,):
+        return None, f"move {move} is not the one {name} acts on ({list(want)})"
+    return None, ""
+
+
+class _PyReader:
+    """The refinement check's questions, answered by the ``PyOps`` reading."""
+
+    def __init__(self, O: PyOps) -> None:
+        self.O = O
+
+    def holds(self, formula) -> bool:
+        return bool(formula)
+
+    def step(self, name: str, prev: State, p) -> tuple[bool, tuple]:
+        side, nxt = rule(name, prev, self.O, p)
+        return self.O.And(*side), abstract(nxt, self.O)
+
+    def wf(self, st: State) -> bool:
+        return wf(st, self.O)
+
+
+class Z3Reader:
+    """The same questions asked of Z3: a concrete state becomes Z3 arrays
+    (locations and values as Ints), the rule is the Z3 term of ``rule``
+    (Z3Ops), its side condition and well-formedness are proved by
+    ``common.prove`` (they quantify over indices), and the next state is
+    read back by ``z3.simplify``."""
+
+    def __init__(self, domain, temps, temp_of: Callable, ledger: Ledger | None = None) -> None:
+        I = z3.IntSort()
+        temp = lambda x: _chain(x, [(d, z3.IntVal(temp_of(d))) for d in domain],
+                                z3.IntVal(temp_of(domain[0])))
+        is_temp = lambda x: z3.Or(*[x == t for t in temps])
+        self.O = Z3Ops(I, I, temp, is_temp, tag="_concrete")
+        self.domain = domain
+        self.ledger = ledger if ledger is not None else Ledger()
+
+    def _z3(self, st: State) -> State:
+        arr = lambda a: _array(a)
+        return State(m=z3.IntVal(st.m), Md=arr(st.Md), Ms=arr(st.Ms), posm=arr(st.posm),
+                     k=z3.IntVal(st.k), Sd=arr(st.Sd), Ss=arr(st.Ss), pos=arr(st.pos),
+                     e=arr(st.e))
+
+    def _proved(self, formula) -> bool:
+        return prove(formula, [], 10_000, self.ledger)[0] == PROVED
+
+    def step(self, name: str, prev: State, p) -> tuple[bool, tuple]:
+        side, nxt = rule(name, self._z3(prev), self.O, None if p is None else z3.IntVal(p))
+        if not self._proved(z3.And(*side)):
+            return False, ()
+        ev = lambda t: t if isinstance(t, int) else z3.simplify(t).as_long()
+        m, k = ev(nxt.m), ev(nxt.k)
+        return True, (frozenset((ev(nxt.Ms[j]), ev(nxt.Md[j])) for j in range(m)),
+                      tuple((ev(nxt.Ss[j]), ev(nxt.Sd[j])) for j in range(k)),
+                      tuple((x, ev(nxt.e[x])) for x in self.domain))
+
+    def wf(self, st: State) -> bool:
+        return self._proved(wf(self._z3(st), self.O))
+
+
+def _chain(x, pairs, default):
+    out = default
+    for key, val in reversed(pairs):
+        out = z3.If(x == key, val, out)
     return out
 
 
-def refines(pm, steps, ops, temp_of: Callable, pending: int = 0) -> list[str]:
+def _array(a: Arr):
+    """A concrete ``Arr`` over ints as a Z3 Int -> Int array."""
+    out = z3.K(z3.IntSort(), z3.IntVal(-1 if a.default is None else a.default))
+    for key, val in a.d.items():
+        out = z3.Store(out, key, val)
+    return out
+
+
+def refines(pm, steps, ops, temp_of: Callable, pending: int = 0,
+            reader: str = "python", ledger: Ledger | None = None) -> list[str]:
     """Check one traced run of ``leroy``/``leroy_iterative`` on ``pm`` (its
     ``Step`` list and output ``ops``) against the rule system: every step's
-    label is a rule, the rule (read by ``PyOps``) maps the previous state
-    to exactly the traced one, every state is well-formed, the measure
-    drops, and the run ends in the final state having emitted every
+    label is a rule and names the move that rule acts on, the rule (read by
+    ``PyOps``) maps the previous state to exactly the traced one (mu, sigma
+    and every location's value compared), every state is well-formed, the
+    measure drops, and the run ends in the final state having emitted every
     operation.  Returns the problems (empty: the run refines the rules); a
-    malformed trace is a problem, never an exception."""
+    malformed trace is a problem, never an exception.  ``reader="z3"``
+    asks every question of Z3 instead (``Z3Reader``; locations must be
+    ints), recording its queries in ``ledger``."""
+    from verified.core.semantics import step as run_op
+
     temps = list(pm.temps) or [temp_of(None)]
-    O = PyOps(_domain(pm, temps), temps, temp_of)
-    n = len(pm.moves)
-    try:
-        prev = concrete_state(pm, [pending] * n, [s for _, s in pm.moves], (), [], temps, pending)
-    except Exception as exc:  # noqa: BLE001 -- reported as a rejection
-        return [f"initial state: {exc!r}"]
-    problems = []
-    if not wf(prev, O):
-        problems.append("initial state not well-formed")
-    for k, step in enumerate(steps):
-        where = f"step {k} ({getattr(step, 'rule', step)!r})"
+    domain = _domain(pm, temps)
+    O = PyOps(domain, temps, temp_of)
+    R = _PyReader(O) if reader == "python" else Z3Reader(domain, temps, temp_of, ledger)
+    dst = [d for d, _ in pm.moves]
+    values: dict = {}
+    prev_stack: tuple = ()
+    prev = concrete_state(pm, [pending] * len(dst), [s for _, s in pm.moves], (), values,
+                          domain, pending)
+    problems = [] if R.wf(prev) else ["initial state not well-formed"]
+    done = 0
+    for k, st in enumerate(steps):
+        where = f"step {k} ({getattr(st, 'rule', st)!r})"
         try:
-            if step.rule not in RULES:
+            if st.rule not in RULES:
                 return problems + [f"{where}: not a rule of the system"]
-            if not 0 <= step.emitted <= len(ops):
-                return problems + [f"{where}: emitted {step.emitted} of {len(ops)} operations"]
-            cur = concrete_state(pm, step.status, step.src, step.stack, ops[:step.emitted],
-                                 temps, pending)
-        except Exception as exc:  # noqa: BLE001 -- reported as a rejection
+            if not done <= st.emitted <= len(ops):
+                return problems + [f"{where}: emitted {st.emitted} operations, "
+                                   f"{done} before, {len(ops)} in all"]
+            for op in ops[done:st.emitted]:
+                run_op(values, op)
+            done = st.emitted
+            p, why = _acts_on(st.rule, prev, prev_stack, dst, st.move)
+            cur = concrete_state(pm, st.status, st.src, st.stack, values, domain, pending)
+        except Exception as exc:  # noqa: BLE001 -- a malformed trace is a rejection
             return problems + [f"{where}: state not readable: {exc!r}"]
-        if not wf(cur, O):
+        if why:
+            return problems + [f"{where}: {why}"]
+        if not R.wf(cur):
             problems.append(f"{where}: state not well-formed")
-        want = abstract(cur, O)
-        if not any(abstract(nxt, O) == want for nxt in successors(step.rule, prev, O)):
-            problems.append(f"{where}: rule {step.rule} does not map the previous state "
+        applies, nxt = R.step(st.rule, prev, p)
+        if not applies:
+            problems.append(f"{where}: the side condition of {st.rule} does not hold")
+        elif nxt != abstract(cur, O):
+            problems.append(f"{where}: rule {st.rule} does not map the previous state "
                             "to this one")
         if not measure(cur, O) < measure(prev, O):
             problems.append(f"{where}: measure does not drop")
         if problems:
             return problems
-        prev = cur
+        prev, prev_stack = cur, tuple(st.stack)
     if not final(prev, O):
         problems.append("the run stops in a state that is not final")
-    last = steps[-1].emitted if steps else 0
-    if last != len(ops):
-        problems.append(f"the steps emit {last} operations, the output has {len(ops)}")
+    if done != len(ops):
+        problems.append(f"the steps emit {done} operations, the output has {len(ops)}")
     return problems
 
 
+def mutant_claims() -> list[dict]:
+    """Each planted bug of ``mutants/leroy.py`` ``PROOF``, loaded through
+    the one mutant engine into a fresh copy of this module: its lemma
+    must be refuted."""
+    import mutants
+    from mutants.leroy import PROOF
+
+    rows = []
+    for m in PROOF:
+        ns = mutants.load(m)
+        make = ns.progress_queries if m.entry == "progress" else (
+            lambda L, ns=ns, name=m.entry: ns.rule_queries(name, L))
+        led = ns.check(make, expect_false=True)
+        rows.append(row(f"MUTANT {m.name}: {m.why} [unbounded, lemma {m.entry}]", None,
+                        led, expect=REFUTED))
+    return rows
+
+
 def claims(quick: bool = False) -> list[dict]:
-    return unbounded_claims()
+    return unbounded_claims() + mutant_claims()
 
 
 if __name__ == "__main__":
