@@ -45,19 +45,18 @@ from __future__ import annotations
 import z3
 
 from verified.algorithms import leroy as _leroy, windmill as _windmill
+from verified.algorithms.optimum import moves_plus_bare_cycles, moves_plus_cycles
 
-from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
+from .common import (COUNTEREXAMPLE, ENUMERATED, PROVED, REFUTED, Ledger, Timer, as_int,
+                     combine, finite_sort, mux, prove, row, run_lemma)
 from .semantics_z3 import exhaustive
 
 Loc = z3.DeclareSort("Loc")
 V = z3.DeclareSort("PVal")
-_FINITE: dict = {}
 
 
 def finite_locs(k: int):
-    if k not in _FINITE:
-        _FINITE[k] = z3.EnumSort(f"Loc{k}", [f"l{j}" for j in range(k)])[0]
-    return _FINITE[k]
+    return finite_sort("Loc", k)
 
 
 class St:
@@ -180,56 +179,54 @@ def lemma_rule(name: str, L, timer: Timer, mutant=None, timeout_ms=60_000) -> st
     return prove(goal, hyp, timeout_ms, timer)[0]
 
 
-def run_rule(name: str, mutant=None) -> tuple[str, float]:
+def run_rule(name: str, mutant=None, ledger: Ledger | None = None) -> tuple[str, float]:
     """Unbounded attempt first; if it does not prove, search finite location
     sets (1..4 locations) for a genuine counterexample."""
-    t = Timer()
-    r = lemma_rule(name, Loc, t, mutant, 60_000 if mutant is None else 3_000)
-    if r == PROVED:
-        return r, t.seconds
-    for k in range(1, 5):
-        if lemma_rule(name, finite_locs(k), t, mutant, 20_000) == COUNTEREXAMPLE:
-            return COUNTEREXAMPLE, t.seconds
-    return UNKNOWN, t.seconds
+    t = ledger if ledger is not None else Ledger()
+    lemma = lambda L, led, ms: lemma_rule(name, L, led, mutant, ms)
+    return run_lemma(lemma, Loc, "Loc", t, expect_false=mutant is not None), t.seconds
 
 
 def unbounded_claims() -> list[dict]:
     rows = []
     for name in RULES:
-        r, secs = run_rule(name)
-        rows.append(claim(f"Leroy rule {name}: keeps well-formedness and the meaning on "
-                          f"non-temporaries, measure drops [unbounded]", None, r, secs))
+        led = Ledger()
+        run_rule(name, ledger=led)
+        rows.append(row(f"Leroy rule {name}: keeps well-formedness and the meaning on "
+                        f"non-temporaries, measure drops [unbounded]", None, led))
     for name, mut, text in [
         ("pop", "pop_without_no_read", "pop without 'nobody in mu reads d'"),
         ("loop", "loop_saves_dst", "loop saves the destination into the temporary"),
     ]:
-        r, secs = run_rule(name, mut)
-        rows.append(claim(f"MUTANT {mut}: rule {text} [unbounded]", None, r, secs,
-                          expect=COUNTEREXAMPLE))
+        led = Ledger()
+        run_rule(name, mut, ledger=led)
+        rows.append(row(f"MUTANT {mut}: rule {text} [unbounded]", None, led, expect=REFUTED))
     return rows
 
 
 ALGORITHMS = [
-    ("leroy", _leroy.leroy),
-    ("leroy_iterative", _leroy.leroy_iterative),
-    ("windmill", _windmill.windmill),
-    ("mincopy", _windmill.mincopy),
+    ("leroy", _leroy.leroy, moves_plus_cycles, "non-loop moves + cycles"),
+    ("leroy_iterative", _leroy.leroy_iterative, moves_plus_cycles, "non-loop moves + cycles"),
+    ("windmill", _windmill.windmill, moves_plus_cycles, "non-loop moves + cycles"),
+    ("mincopy", _windmill.mincopy, moves_plus_bare_cycles, "non-loop moves + bare cycles"),
 ]
 
 
 def bounded_claims(ns) -> list[dict]:
     rows = []
-    for name, fn in ALGORITHMS:
+    for name, fn, bound, bound_text in ALGORITHMS:
         for n in ns:
-            t = Timer()
+            t = Ledger()
             import time as _time
             t0 = _time.perf_counter()
-            r, cex = exhaustive(fn, n, "temp", 1, t)
+            r, cex = exhaustive(getattr(_leroy if "leroy" in name else _windmill, fn.__name__),
+                                n, "temp", 1, t, length=bound)
             wall = _time.perf_counter() - t0
-            rows.append(dict(claim(
-                f"{name}: output implements every move on n registers + 1 temporary "
-                f"(inputs enumerated, each output proved by Z3; {wall:.1f} s wall)",
-                n, r, t.seconds, detail=cex), family=f"{name} (enumerated)"))
+            rows.append(row(
+                f"{name}: output implements every move on n registers + 1 temporary, in "
+                f"exactly {bound_text} operations (inputs enumerated, each output proved "
+                f"by Z3; {wall:.1f} s wall)", n, t, kind=ENUMERATED, detail=cex,
+                family=f"{name} (enumerated)"))
     return rows
 
 
@@ -240,10 +237,10 @@ def mutant_claims(n: int = 3) -> list[dict]:
     rows = []
     for name, fn in [("leroy_no_cycle", mutants.run(BY_NAME["leroy_no_cycle"])),
                      ("mincopy_wrong_blade", mutants.run(BY_NAME["mincopy_restore_from_axle"]))]:
-        t = Timer()
+        t = Ledger()
         r, cex = exhaustive(fn, n, "temp", 1, t)
-        rows.append(claim(f"MUTANT {name}: bounded whole-algorithm check", n, r, t.seconds,
-                          expect=COUNTEREXAMPLE, detail=cex))
+        rows.append(row(f"MUTANT {name}: bounded whole-algorithm check", n, t,
+                        kind=ENUMERATED, expect=REFUTED, detail=cex))
     return rows
 
 
@@ -263,12 +260,16 @@ def symbolic_claims(ns, budget: float = 60.0) -> list[dict]:
     rows = []
     for algo in ("windmill", "mincopy"):
         for n in ns:
-            r, secs = windmill_symbolic(n, timeout_ms=int(budget * 1000), algorithm=algo)
-            rows.append(dict(claim(
+            led = Ledger()
+            windmill_symbolic(n, timeout_ms=int(budget * 1000), algorithm=algo, ledger=led)
+            rows.append(row(
                 f"{algo} step system ({_SYSTEM[algo]}): every maximal run implements the "
-                f"move (symbolic input, n = {n} + 1 temporary; induction: init, each step "
-                "keeps the invariant and drops the measure, progress, done)",
-                n, r, secs), family=f"{algo} (symbolic input, step system)"))
+                f"move in non-loop moves + (axles saved in the temporary) operations "
+                f"(ghost count) (symbolic input, n = {n} + 1 temporary; induction: init, "
+                "each step keeps the invariant and drops the measure, progress, done; "
+                "witnesses: fan-out, highest register a source, both axle branches"
+                + (", a blade copy saves the axle" if algo == "mincopy" else "") + ")",
+                n, led, family=f"{algo} (symbolic input, step system)"))
     return rows
 
 
@@ -279,9 +280,10 @@ def symbolic_mutant_claims(n: int = 4) -> list[dict]:
             ("windmill", "restore_from_axle", "closes the axle from c0, not the temporary"),
             ("mincopy", "copy_is_source", "records the axle location as its own blade copy"),
             ("mincopy", "restore_from_axle", "closes the axle from c0, not the saved copy")]:
-        r, secs = windmill_symbolic(n, mutant=mut, algorithm=algo)
-        rows.append(claim(f"MUTANT {algo}_{mut}: {text} (symbolic input, n = {n}, "
-                          "whole-algorithm induction)", n, r, secs, expect=COUNTEREXAMPLE))
+        led = Ledger()
+        windmill_symbolic(n, mutant=mut, algorithm=algo, ledger=led)
+        rows.append(row(f"MUTANT {algo}_{mut}: {text} (symbolic input, n = {n}, "
+                        "whole-algorithm induction)", n, led, expect=REFUTED))
     return rows
 
 
@@ -347,13 +349,7 @@ def _wm_vars(n, tag=""):
     return P, A, cur
 
 
-def _wmux(xs, j):
-    if isinstance(j, int):
-        return xs[j]
-    v = xs[-1]
-    for k in range(len(xs) - 2, -1, -1):
-        v = z3.If(j == k, xs[k], v)
-    return v
+_wmux = mux
 
 
 def _m1(P, cur, srcs, n):
@@ -462,19 +458,38 @@ def mincopy_start(P, cur, srcs, n, c0, b, mutant=None):
 _DEBUG = False
 
 
+def _count(P, ops, saves, srcs, n):
+    """The length invariant (ghost counters ops, saves): every emitted
+    operation writes a pending move or saves an axle in the temporary, so
+    ops + |P| == non-loop moves + saves; at the end ops == non-loop + saves."""
+    return ops + z3.Sum([z3.If(p, 1, 0) for p in P]) == \
+        z3.Sum([z3.If(srcs[y] != y, 1, 0) for y in range(n)]) + saves
+
+
+def _wfanout(srcs, n, P):
+    return z3.Or(*[z3.And(P[y], P[z], srcs[y] == srcs[z])
+                   for y in range(n) for z in range(y + 1, n)] or [z3.BoolVal(False)])
+
+
 def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
-                      algorithm: str = "windmill") -> tuple[str, float]:
-    """windmill's (or, with algorithm="mincopy", mincopy's) step system."""
-    timer = Timer()
+                      algorithm: str = "windmill",
+                      ledger: Ledger | None = None) -> tuple[str, float]:
+    """windmill's (or, with algorithm="mincopy", mincopy's) step system.
+    Witnesses (satisfiable with the query's hypotheses, else vacuous):
+    fan-out and the highest register as a source at init, fan-out among
+    pending moves at a Kahn step, both branches of an axle step, and for
+    mincopy an axle saved in a blade copy."""
+    timer = ledger if ledger is not None else Ledger()
     mc = algorithm == "mincopy"
     w = max(1, n.bit_length())
     srcs = [z3.BitVec(f"wsrcs_{x}", w) for x in range(n)]
     rng = [z3.ULT(s, n) for s in srcs] if (1 << w) != n else []
     results = []
+    ops, saves = z3.Ints("wops wsaves")
 
-    def ob(goal, hyp):
+    def ob(goal, hyp, **kw):
         t0 = timer.seconds
-        results.append(prove(goal, hyp, timeout_ms, timer)[0])
+        results.append(prove(goal, hyp, timeout_ms, timer, **kw)[0])
         if _DEBUG and timer.seconds - t0 > 0.3:
             print("windmill_symbolic:", len(results), results[-1], f"{timer.seconds - t0:.2f} s")
         return results[-1] == PROVED
@@ -484,20 +499,28 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
     # init
     P0 = [srcs[y] != y for y in range(n)]
     cur0 = [z3.BitVecVal(y, w) for y in range(n)] + [cur[n]]
-    if not ob(wm_inv_kahn(P0, cur0, srcs, n), rng):
+    top = {"fan-out present": _wfanout(srcs, n, P0),
+           "the highest register is a source": z3.Or(
+               *[as_int(srcs[y]) == n - 1 for y in range(n - 1)] or [z3.BoolVal(False)])}
+    if not ob(z3.And(wm_inv_kahn(P0, cur0, srcs, n), _count(P0, 0, 0, srcs, n)), rng,
+              witnesses=top if n > 1 else None):
         return combine(results), timer.seconds
-    K = [wm_inv_kahn(P, cur, srcs, n), *rng, *crng]
+    K = [wm_inv_kahn(P, cur, srcs, n), _count(P, ops, saves, srcs, n), *rng, *crng]
     # kahn steps
     for d in range(n):
         side, P2, cur2 = wm_kahn_step(P, cur, srcs, n, d)
-        if not ob(z3.And(wm_inv_kahn(P2, cur2, srcs, n), _size(P2) < _size(P)), K + side):
+        wit = {"fan-out among pending moves": _wfanout(srcs, n, P)} if d == 0 and n > 2 else None
+        if not ob(z3.And(wm_inv_kahn(P2, cur2, srcs, n), _size(P2) < _size(P),
+                         _count(P2, ops + 1, saves, srcs, n)), K + side, witnesses=wit):
             return combine(results), timer.seconds
     # progress and done
     ready = z3.Or(*[z3.And(*wm_kahn_step(P, cur, srcs, n, d)[0]) for d in range(n)])
     axle = z3.Or(*[z3.And(*wm_start_side(P, P, srcs, n, c)) for c in range(n)])
     if not ob(z3.Or(z3.And(*[z3.Not(p) for p in P]), ready, axle), K):
         return combine(results), timer.seconds
-    if not ob(z3.And(*[cur[y] == srcs[y] for y in range(n)]), K + [z3.Not(p) for p in P]):
+    nonloop = z3.Sum([z3.If(srcs[y] != y, 1, 0) for y in range(n)])
+    if not ob(z3.And(*[cur[y] == srcs[y] for y in range(n)], ops == nonloop + saves),
+              K + [z3.Not(p) for p in P]):
         return combine(results), timer.seconds
     # axle start (measure: 2|P| + 1 in kahn mode, 2|P| in axle mode, so the
     # start drops it by one with P unchanged: nothing to ask)
@@ -507,21 +530,28 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
         if mc:
             bside, cur2 = mincopy_start(P, cur, srcs, n, c0, b, mutant)
             side = side + bside
+            saved = z3.If(b == n, 1, 0)
         else:
             cur2 = wm_start(cur, n, c0, mutant)
-        if not ob(wm_inv_axle(P, A, cur2, srcs, n, c0, c0, b), K + side):
+            saved = 1
+        wit = {"a blade copy saves the axle": b != n} if mc and c0 == 0 and n > 2 else None
+        if not ob(z3.And(wm_inv_axle(P, A, cur2, srcs, n, c0, c0, b),
+                         _count(P, ops + saved, saves + saved, srcs, n)), K + side,
+                  witnesses=wit):
             return combine(results), timer.seconds
     # axle steps
     for c0 in range(n):
         for x in range(n):
-            hyp = [wm_inv_axle(P, A, cur, srcs, n, c0, x, b), *rng, *crng]
+            hyp = [wm_inv_axle(P, A, cur, srcs, n, c0, x, b), _count(P, ops, saves, srcs, n),
+                   *rng, *crng]
             closing, P2, A2, cur2, x2 = wm_axle_step(P, A, cur, srcs, n, c0, x, mutant, b)
+            counted = _count(P2, ops + 1, saves, srcs, n)
             goal = z3.And(
                 z3.Implies(closing, z3.And(wm_inv_kahn(P2, cur2, srcs, n),
-                                           _size(P2) + 1 < _size(P))),
+                                           _size(P2) + 1 < _size(P), counted)),
                 z3.Implies(z3.Not(closing), z3.And(wm_inv_axle(P2, A2, cur2, srcs, n, c0, x2, b),
-                                                   _size(P2) < _size(P))))
-            if not ob(goal, hyp):
+                                                   _size(P2) < _size(P), counted)))
+            if not ob(goal, hyp, branches=(c0, x) == (0, 1) and n > 2):
                 return combine(results), timer.seconds
     return combine(results), timer.seconds
 

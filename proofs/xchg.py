@@ -30,19 +30,14 @@ import time
 import z3
 
 from verified.algorithms import xchg
+from verified.algorithms.optimum import optimum
 
-from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
+from .common import (COUNTEREXAMPLE, ENUMERATED, PROVED, REFUTED, Ledger, Timer, as_int,
+                     combine, mux, prove, row, run_lemma as _run_lemma)
 from .semantics_z3 import exhaustive
 
 Loc = z3.DeclareSort("XLoc")
 XV = z3.DeclareSort("XVal")
-_FINITE: dict = {}
-
-
-def _finite(k):
-    if k not in _FINITE:
-        _FINITE[k] = z3.EnumSort(f"XLoc{k}", [f"x{j}" for j in range(k)])[0]
-    return _FINITE[k]
 
 
 def lemma_kahn_mov(L, timer, mutant=None, timeout_ms=60_000) -> str:
@@ -63,15 +58,11 @@ def lemma_kahn_mov(L, timer, mutant=None, timeout_ms=60_000) -> str:
     return prove(goal, hyp, timeout_ms, timer)[0]
 
 
-def run_lemma(mutant=None) -> tuple[str, float]:
-    t = Timer()
-    r = lemma_kahn_mov(Loc, t, mutant, 60_000 if mutant is None else 3_000)
-    if r == PROVED:
-        return r, t.seconds
-    for k in range(1, 5):
-        if lemma_kahn_mov(_finite(k), t, mutant, 20_000) == COUNTEREXAMPLE:
-            return COUNTEREXAMPLE, t.seconds
-    return UNKNOWN, t.seconds
+def run_lemma(mutant=None, ledger: Ledger | None = None) -> tuple[str, float]:
+    t = ledger if ledger is not None else Ledger()
+    lemma = lambda L, led, ms: lemma_kahn_mov(L, led, mutant, ms)
+    r = _run_lemma(lemma, Loc, "XLoc", t, expect_false=mutant is not None)
+    return r, t.seconds
 
 
 #: register counts of the symbolic whole-algorithm claim in ``make proofs``
@@ -82,65 +73,77 @@ SYMBOLIC_NS = (8,)
 SYMBOLIC_MOONSHOT_NS = (9,)
 
 
+_SYMBOLIC_TEXT = (
+    "xchg: output implements every move, and its length is non-loop moves - walks "
+    "(one walk per cycle; ghost count of emitted operations) (symbolic input, n = {n}; "
+    "induction: init, each Kahn pop, Kahn's end, each for/while step keeps the invariant "
+    "and drops the measure, done; witnesses: fan-out, highest register a source, both "
+    "walk branches)")
+
+
 def symbolic_claims(ns, budget: float = 60.0) -> list[dict]:
     rows = []
     for n in ns:
-        r, secs = xchg_symbolic(n, timeout_ms=int(budget * 1000))
-        rows.append(dict(claim(
-            f"xchg: output implements every move (symbolic input, n = {n}; induction: "
-            "init, each Kahn pop, Kahn's end, each for/while step keeps the invariant and "
-            "drops the measure, done)", n, r, secs), family="xchg (symbolic input)"))
+        led = Ledger()
+        xchg_symbolic(n, timeout_ms=int(budget * 1000), ledger=led)
+        rows.append(row(_SYMBOLIC_TEXT.format(n=n), n, led, family="xchg (symbolic input)"))
     return rows
 
 
 def symbolic_mutant_claims(n: int = 4) -> list[dict]:
     rows = []
     for mut, text in [("no_alias_update", "exchange without alias[d] = where(s)"),
-                      ("release_early", "a source enters the deque at edges <= 1")]:
-        r, secs = xchg_symbolic(n, mutant=mut)
-        rows.append(claim(f"MUTANT xchg_{mut}: {text} (symbolic input, n = {n}, "
-                          "whole-algorithm induction)", n, r, secs, expect=COUNTEREXAMPLE))
+                      ("release_early", "a source enters the deque at edges <= 1"),
+                      ("useless_swap", "emits swap d, d when the cycle closes")]:
+        led = Ledger()
+        xchg_symbolic(n, mutant=mut, ledger=led)
+        rows.append(row(f"MUTANT xchg_{mut}: {text} (symbolic input, n = {n}, "
+                        "whole-algorithm induction)", n, led, expect=REFUTED))
     return rows
 
 
 def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
     rows = []
-    r, s = run_lemma()
-    rows.append(claim("xchg phase 1: mov d <- src[d] with no pending reader of d keeps the "
-                      "invariant, pending edges drop [unbounded]", None, r, s))
-    r, s = run_lemma("mov_while_read")
-    rows.append(claim("MUTANT mov_while_read: phase-1 step without edges[d] == 0 [unbounded]",
-                      None, r, s, expect=COUNTEREXAMPLE))
-    ns = (3,) if quick else (5,)
+    led = Ledger()
+    run_lemma(ledger=led)
+    rows.append(row("xchg phase 1: mov d <- src[d] with no pending reader of d keeps the "
+                    "invariant, pending edges drop [unbounded]", None, led))
+    led = Ledger()
+    run_lemma("mov_while_read", ledger=led)
+    rows.append(row("MUTANT mov_while_read: phase-1 step without edges[d] == 0 [unbounded]",
+                    None, led, expect=REFUTED))
+    ns = (4,) if quick else (5,)
     for n in ns:
-        t = Timer()
+        t = Ledger()
         t0 = time.perf_counter()
-        r, cex = exhaustive(xchg.xchg, n, "swap", 0, t)
-        rows.append(dict(claim(
-            f"xchg: output implements every move on n registers (inputs enumerated, "
-            f"each output proved by Z3; {time.perf_counter() - t0:.1f} s wall)",
-            n, r, t.seconds, detail=cex), family="xchg (enumerated)"))
+        r, cex = exhaustive(xchg.xchg, n, "swap", 0, t,
+                            length=lambda pm: optimum(pm, "swap").length)
+        rows.append(row(
+            f"xchg: output implements every move on n registers in exactly the optimal "
+            f"number of operations (non-loop - cycles) (inputs enumerated, each output "
+            f"proved by Z3; {time.perf_counter() - t0:.1f} s wall)",
+            n, t, kind=ENUMERATED, detail=cex, family="xchg (enumerated)"))
     # the published algorithm: smallest n with a counterexample
-    t = Timer()
+    t = Ledger()
     found = None
     for n in range(1, 5):
         r, cex = exhaustive(xchg.xchg_as_published, n, "swap", 0, t)
-        if r == COUNTEREXAMPLE:
+        if r == REFUTED:
             found = (n, cex)
             break
-    rows.append(claim(
+    rows.append(row(
         "xchg_as_published implements every move (expected false; counterexample: "
         f"{found[1] if found else 'none found'})", found[0] if found else 4,
-        COUNTEREXAMPLE if found else PROVED, t.seconds, expect=COUNTEREXAMPLE))
+        t, kind=ENUMERATED, expect=REFUTED))
     import mutants
     from mutants.core import BY_NAME
 
     xchg_no_alias_update_pm = mutants.run(BY_NAME["xchg_no_alias_update"])
 
-    t = Timer()
+    t = Ledger()
     r, cex = exhaustive(xchg_no_alias_update_pm, 3, "swap", 0, t)
-    rows.append(claim("MUTANT xchg_no_alias_update: bounded whole-algorithm check", 3, r,
-                      t.seconds, expect=COUNTEREXAMPLE, detail=cex))
+    rows.append(row("MUTANT xchg_no_alias_update: bounded whole-algorithm check", 3, t,
+                    kind=ENUMERATED, expect=REFUTED, detail=cex))
     ns = (3,) if quick else SYMBOLIC_NS
     rows += symbolic_claims(ns) + symbolic_mutant_claims(3 if quick else 4)
     if moonshot and not quick:
@@ -222,13 +225,7 @@ def _ew(n: int) -> int:
     return n.bit_length() + 1              # holds 0..n edges
 
 
-def _mux(xs, j):
-    if isinstance(j, int):
-        return xs[j]
-    v = xs[-1]
-    for k in range(len(xs) - 2, -1, -1):
-        v = z3.If(j == k, xs[k], v)
-    return v
+_mux = mux
 
 
 def _eq(j, x: int):
@@ -254,6 +251,9 @@ class XS:
     reader: list
     i: object = 0             # int or Z3 term
     d: object = 0
+    #: ghosts (proof only): operations emitted so far, walks finished
+    ops: object = 0
+    walks: object = 0
 
 
 def fresh_state(n: int, mode: str, tag: str = "") -> XS:
@@ -261,7 +261,41 @@ def fresh_state(n: int, mode: str, tag: str = "") -> XS:
     B = lambda name: [z3.Bool(f"{name}{tag}_{x}") for x in range(n)]
     V = lambda name, width=w: [z3.BitVec(f"{name}{tag}_{x}", width) for x in range(n)]
     return XS(mode, B("P"), B("Q"), V("edges", we), B("aset"), V("alias"), V("cur"),
-              B("P2"), V("reader"))
+              B("P2"), V("reader"), ops=z3.BitVec(f"ops{tag}", _gw(n)),
+              walks=z3.BitVec(f"walks{tag}", _gw(n)))
+
+
+def _gw(n: int) -> int:
+    """Bits of the ghost counters (they stay within 0..2n; bit-vectors, not
+    Ints: mixing integer arithmetic into these bit-vector queries made
+    n = 8 three times slower)."""
+    return (2 * n + 1).bit_length() + 1
+
+
+def _bv(n: int, cond):
+    return z3.If(cond, z3.BitVecVal(1, _gw(n)), z3.BitVecVal(0, _gw(n)))
+
+
+def nonloop(srcs, n):
+    """The number of non-loop moves (a bit-vector term)."""
+    return z3.Sum([_bv(n, srcs[x] != x) for x in range(n)])
+
+
+def ghost_count(S: XS, srcs, n) -> z3.BoolRef:
+    """The length invariant: every pending move still to be written, every
+    operation emitted and every finished walk account for one non-loop move
+    (a walk's closing step, ``where(s) == d``, emits nothing):
+    ops + |P| + walks + [a walk has just closed] == non-loop moves.
+    At the end (P empty, no walk open): length == non-loop - walks."""
+    size = z3.Sum([_bv(n, p) for p in S.P])
+    total = S.ops + size + S.walks
+    N = nonloop(srcs, n)
+    if S.mode == "kahn":
+        return z3.And(total == N, S.walks == 0)
+    if S.mode == "between":
+        return total == N
+    closed = z3.And(_eq(S.d, S.i), z3.Not(_mux(S.P, S.i)))
+    return total + _bv(n, closed) == N
 
 
 def _range(n, xs):
@@ -356,11 +390,13 @@ def init_state(srcs, n) -> XS:
     """xchg's state just before the ready loop (cur = identity)."""
     w, we = _iw(n), _ew(n)
     P = [srcs[x] != x for x in range(n)]
+    zero = z3.BitVecVal(0, _gw(n))
     edges = [_count(n, [z3.And(P[y], srcs[y] == x) for y in range(n)]) for x in range(n)]
     Q = [z3.And(P[x], edges[x] == 0) for x in range(n)]
     F = [z3.BoolVal(False)] * n
     Z = [z3.BitVecVal(0, w)] * n
-    return XS("kahn", P, Q, edges, F, Z, [z3.BitVecVal(x, w) for x in range(n)], F, Z)
+    return XS("kahn", P, Q, edges, F, Z, [z3.BitVecVal(x, w) for x in range(n)], F, Z,
+              ops=zero, walks=zero)
 
 
 def kahn_step(S: XS, srcs, n, d: int, mutant=None):
@@ -379,7 +415,7 @@ def kahn_step(S: XS, srcs, n, d: int, mutant=None):
         q = z3.BoolVal(False) if x == d else S.Q[x]
         newly = z3.And(s == x, zero(edges[x]), P[x])
         Q.append(z3.Or(q, newly))
-    return [S.Q[d]], _replace(S, P=P, Q=Q, edges=edges, cur=cur)
+    return [S.Q[d]], _replace(S, P=P, Q=Q, edges=edges, cur=cur, ops=S.ops + 1)
 
 
 def kahn_end(S: XS, srcs, n):
@@ -423,8 +459,11 @@ def walk_step(S: XS, srcs, n, mutant=None):
     else:
         aset = [z3.Or(S.aset[x], swap) if x == d else S.aset[x] for x in range(n)]
         alias = [z3.If(swap, wsrc, S.alias[x]) if x == d else S.alias[x] for x in range(n)]
-    nxt = _replace(S, P=P, aset=aset, alias=alias, cur=cur, d=S.reader[d])
-    return [(z3.Not(S.P[d]), _replace(S, mode="between", i=i + 1)), (S.P[d], nxt)]
+    emitted = 1 if mutant == "useless_swap" else _bv(n, swap)
+    nxt = _replace(S, P=P, aset=aset, alias=alias, cur=cur, d=S.reader[d],
+                   ops=S.ops + emitted)
+    return [(z3.Not(S.P[d]), _replace(S, mode="between", i=i + 1, walks=S.walks + 1)),
+            (S.P[d], nxt)]
 
 
 def done_goal(S: XS, srcs, n):
@@ -440,49 +479,76 @@ def _srcs(n):
 _DEBUG = False
 
 
-def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str, float]:
+def _fanout(srcs, n, P=None):
+    """Two different (pending) non-loop moves read the same register."""
+    live = (lambda y: srcs[y] != y) if P is None else (lambda y: P[y])
+    return z3.Or(*[z3.And(live(y), live(z), srcs[y] == srcs[z])
+                   for y in range(n) for z in range(y + 1, n)] or [z3.BoolVal(False)])
+
+
+def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
+                  ledger: Ledger | None = None) -> tuple[str, float]:
     """Every obligation for n registers; a fresh solver per query (see
-    proofs/shuf.py: incremental mode is much slower here)."""
-    timer = Timer()
+    proofs/shuf.py: incremental mode is much slower here).  Each invariant
+    is conjoined with ``ghost_count`` (the length).  Witnesses (must be
+    satisfiable with the query's hypotheses, else the claim is vacuous):
+    fan-out and the highest register as a source at init, fan-out among
+    the pending moves at a Kahn pop, both branches of the for loop and of
+    the while loop (at i = 0, d = 0)."""
+    timer = ledger if ledger is not None else Ledger()
     srcs, rng = _srcs(n)
     results = []
+    inv = lambda S: invariant(S, srcs, n)
+    ghost = lambda S: ghost_count(S, srcs, n)
 
-    def ob(goal, hyp, what=""):
+    def ob(goal, hyp, what="", **kw):
         t0 = timer.seconds
-        results.append(prove(goal, hyp, timeout_ms, timer)[0])
+        results.append(prove(goal, hyp, timeout_ms, timer, **kw)[0])
         if _DEBUG and timer.seconds - t0 > 0.3:
             print("xchg_symbolic:", what, f"{timer.seconds - t0:.2f} s")
         if results[-1] != PROVED and _DEBUG:
             print("xchg_symbolic:", what, results[-1])
         return results[-1] == PROVED
 
+    def step(S, hyp, succ, what, **kw):
+        """The invariant and the measure (without the ghost: it does not
+        take part in them), then the ghost count on its own query (the
+        two together made n = 8 about 2.5 times slower)."""
+        goal = z3.And(*[z3.Implies(c, z3.And(inv(S2), measure(S2, n) < measure(S, n)))
+                        for c, S2 in succ])
+        ggoal = z3.And(*[z3.Implies(c, ghost(S2)) for c, S2 in succ])
+        return (ob(goal, hyp, what, **kw)
+                and ob(ggoal, hyp + [inv(S), ghost(S)], what + " (ghost)"))
+
     # init => K
     S0 = init_state(srcs, n)
-    if not ob(inv_kahn(S0, srcs, n), rng, "init"):
+    top = {"fan-out present": _fanout(srcs, n),
+           "the highest register is a source": z3.Or(*[
+               z3.And(as_int(srcs[x]) == n - 1) for x in range(n - 1)] or [z3.BoolVal(False)])}
+    if not ob(z3.And(inv(S0), ghost(S0)), rng, "init", witnesses=top if n > 1 else None):
         return combine(results), timer.seconds
     # Kahn steps: one query per popped d
     S = fresh_state(n, "kahn")
-    K = [inv_kahn(S, srcs, n), *rng, *_range(n, S.cur)]
+    K = [inv(S), *rng, *_range(n, S.cur)]
     for d in range(n):
         side, S2 = kahn_step(S, srcs, n, d, mutant)
-        if not ob(z3.And(inv_kahn(S2, srcs, n), measure(S2, n) < measure(S, n)), K + side, f"kahn d={d}"):
+        wit = {"fan-out among pending moves": _fanout(srcs, n, S.P)} if d == 0 and n > 2 else None
+        if not step(S, K + side, [(z3.BoolVal(True), S2)], f"kahn d={d}", witnesses=wit):
             return combine(results), timer.seconds
     # end of Kahn
     side, S2 = kahn_end(S, srcs, n)
-    if not ob(z3.And(inv_between(S2, srcs, n), measure(S2, n) < measure(S, n)), K + side, "kahn end"):
+    if not step(S, K + side, [(z3.BoolVal(True), S2)], "kahn end"):
         return combine(results), timer.seconds
     # the for loop: between at i = 0..n
     for i in range(n + 1):
         S = _replace(fresh_state(n, "between"), i=i)
-        hyp = [inv_between(S, srcs, n), *rng, *_range(n, S.cur), *_range(n, S.reader),
-               *_range(n, S.alias)]
+        hyp = [inv(S), *rng, *_range(n, S.cur), *_range(n, S.reader), *_range(n, S.alias)]
         if i == n:
-            goal = done_goal(S, srcs, n)
+            ok = (ob(done_goal(S, srcs, n), hyp, "done")
+                  and ob(S.ops == nonloop(srcs, n) - S.walks, hyp + [ghost(S)], "done (ghost)"))
         else:
-            goal = z3.And(*[z3.Implies(c, z3.And(invariant(S2, srcs, n),
-                                                  measure(S2, n) < measure(S, n)))
-                            for c, S2 in between_step(S, srcs, n)])
-        if not ob(goal, hyp, f"between i={i}"):
+            ok = step(S, hyp, between_step(S, srcs, n), f"between i={i}", branches=i == 0)
+        if not ok:
             return combine(results), timer.seconds
     # the while loop: walk at (i, d)
     # (d < i cannot happen: C4 and "active => P[d]", "closing => d == i";
@@ -490,12 +556,9 @@ def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str, f
     for i in range(n):
         for d in range(i, n):
             S = _replace(fresh_state(n, "walk"), i=i, d=d)
-            hyp = [inv_walk(S, srcs, n), *rng, *_range(n, S.cur), *_range(n, S.reader),
-                   *_range(n, S.alias)]
-            goal = z3.And(*[z3.Implies(c, z3.And(invariant(S2, srcs, n),
-                                                  measure(S2, n) < measure(S, n)))
-                            for c, S2 in walk_step(S, srcs, n, mutant)])
-            if not ob(goal, hyp, f"walk i={i} d={d}"):
+            hyp = [inv(S), *rng, *_range(n, S.cur), *_range(n, S.reader), *_range(n, S.alias)]
+            if not step(S, hyp, walk_step(S, srcs, n, mutant), f"walk i={i} d={d}",
+                        branches=(i, d) == (0, 0)):
                 return combine(results), timer.seconds
     return combine(results), timer.seconds
 

@@ -9,7 +9,7 @@ import random
 import pytest
 import z3
 
-from proofs import COUNTEREXAMPLE, PROVED, Timer, optimality, parmove, semantics_z3, shuf, xchg, xor_swap
+from proofs import COUNTEREXAMPLE, PROVED, Timer, optimality, prove, parmove, semantics_z3, shuf, xchg, xor_swap
 from verified.algorithms.shuf import Shuf
 from verified.algorithms.shuf import check_invariant as _check_invariant
 
@@ -158,8 +158,12 @@ def test_runner_fails_on_an_unexpected_result(monkeypatch, capsys):
     from proofs import __main__ as runner
 
     monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: (
-        [{"claim": "x", "n": 2, "result": "unknown", "seconds": 0.0, "expect": "proved"}], []))
+        [{"claim": "x", "n": 2, "result": "unknown", "seconds": 0.0, "expect": "proved",
+          "module": "m"}], []))
     assert runner.main(["--quick"]) == 1
+    from proofs.common import Ledger, row
+    led = Ledger()
+    prove(z3.Int("x") >= 0, [z3.Int("x") > 1], timer=led)
     monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: (
-        [{"claim": "x", "n": 2, "result": "proved", "seconds": 0.0, "expect": "proved"}], []))
+        [dict(row("x", 2, led), module="m")], []))
     assert runner.main(["--quick"]) == 0
