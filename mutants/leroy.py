@@ -5,7 +5,9 @@ that ``leroy`` is correct for every register count.
 * ``PROOF``: bugs planted in the rule system.  ``python -m proofs`` runs
   each one (``proofs/leroy.py`` ``mutant_claims``: the mutated module is
   loaded through this engine and the named lemma re-run) and must report
-  it refuted.  ``proofs_leroy_loop_ghost`` is the planted bug of the
+  it refuted; ``mutants/proofs.py`` lists them too, so ``python -m proofs
+  --mutant NAME --only leroy`` plants one in the running proofs and fails.
+  ``proofs_leroy_loop_ghost`` is the planted bug of the
   review of ``proofs/``: the ``loop`` rule without its side condition and
   with the pending count decremented.  The old model's measure rested on a
   ghost counter that ``loop`` could decrement freely; here |mu| is the
@@ -27,11 +29,18 @@ PROOF_MODULE = "proofs.leroy"
 ALGORITHM = "verified.algorithms.leroy"
 
 
+#: each proof mutant -> the lemma of proofs/leroy.py that refutes it (a rule
+#: name, or "progress")
+LEMMA: dict[str, str] = {}
+
+
 def _proof(name: str, old: str, new: str, why: str, lemma: str,
            scope: str = "rule") -> Mutant:
-    """``entry``: the lemma (a rule name, or "progress") that must be
-    refuted."""
-    return Mutant(name, PROOF_MODULE, old, new, why, family="proofs", entry=lemma,
+    """``entry`` is the proof module to run (as in ``mutants/proofs.py``,
+    whose catalogue includes these: ``python -m proofs --mutant NAME
+    --only leroy``)."""
+    LEMMA[name] = lemma
+    return Mutant(name, PROOF_MODULE, old, new, why, family="proofs", entry="leroy",
                   scope=scope)
 
 
@@ -66,10 +75,10 @@ PROOF: list[Mutant] = [
            "loop saves the bottom's destination, not its source, into the temporary",
            "loop"),
     _proof("proofs_leroy_no_loop",
-           "RULES = (\"nop\", \"start\", \"push\", \"loop\", \"pop\", \"last\")",
-           "RULES = (\"nop\", \"start\", \"push\", \"pop\", \"last\")",
-           "the system without loop: a cycle on sigma blocks (progress fails)", "progress",
-           scope=""),
+           "goal = z3.Or(*[enabled(r, st, O) for r in RULES])",
+           "goal = z3.Or(*[enabled(r, st, O) for r in RULES if r != \"loop\"])",
+           "progress without loop: a cycle on sigma blocks every other rule", "progress",
+           scope="progress_queries"),
 ]
 
 TRACE: list[Mutant] = [
