@@ -8,8 +8,9 @@ comma-separated list of proof modules to run.
 
 These are the planted bugs of a review of ``proofs/`` that the proofs
 first missed; each names the claim that now catches it (``why``).
-Leroy's "loop without its side condition, ghost counter decremented" is
-the Leroy model's (``proofs/parmove.py``, rules nop..last) and lives with it.
+Leroy's "loop without its side condition, ghost counter decremented" and
+the other bugs planted in Leroy's rule system live with it in
+``mutants/leroy.py`` and are appended here.
 """
 
 from __future__ import annotations
@@ -66,5 +67,10 @@ MUTANTS: list[Mutant] = [
        "'DP == search' (an exhaustive test) labelled proved: the runner rejects a "
        "'proved' row whose ledger holds no symbolic Z3 proof"),
 ]
+
+# Leroy's planted bugs live with Leroy's model (mutants/leroy.py)
+from .leroy import PROOF as _LEROY  # noqa: E402
+
+MUTANTS += _LEROY
 
 BY_NAME = {m.name: m for m in MUTANTS}

@@ -1,38 +1,11 @@
-"""Proofs of ``verified.parmove`` (leroy, leroy_iterative, windmill, mincopy).
+"""Proofs of ``verified.algorithms.windmill`` (windmill, mincopy).  Leroy's
+rule system and the refinement check of ``leroy``/``leroy_iterative`` are
+in ``proofs/leroy.py``.
 
-1. UNBOUNDED (every register count; locations are an uninterpreted sort):
-   the rules of Rideau, Serpette and Leroy's non-deterministic system
-   (CompCert ``lib/Parmov.v``: nop, start, push, loop, pop, last) on states
-   (mu = moves to do, sigma = the stack of moves being moved, tau = moves
-   emitted).  For each rule: it preserves the well-formedness invariant
-   (mu ++ sigma has distinct destinations; no temporary in mu; none in sigma
-   except the last move's source; sigma is a path: each move's source is
-   the destination of the move below it) and the meaning of the state (for
-   every location that is not a temporary, running the emitted moves and
-   then mu ++ sigma in parallel gives the same value as before the rule),
-   and strictly decreases the measure
-       2 * (2 |mu| + |sigma|) + [sigma non-empty and its last source is not
-       a temporary]
-   (our own: CompCert's 2|mu| + |sigma| does not drop on ``loop``).  Side
-   condition we add to ``loop`` for the measure: the last source is not a
-   temporary yet (Leroy's algorithm breaks each cycle once).
-   Encoding: mu is a pair of arrays (has a move into d; its source) plus a
-   ghost counter |mu| that a rule decrements by exactly one when it removes
-   a move present in mu (so it is |mu| by construction and never negative;
-   Z3 is not asked to prove that cardinality fact);
-   sigma is two Int-indexed arrays (sources, destinations) and a length,
-   with a ghost position array (destination -> index) that makes "d is a
-   destination of sigma" quantifier-free.
-   NOT covered by these lemmas: that some rule applies whenever mu or sigma
-   is non-empty (progress), and that ``leroy``'s recursion is an instance of
-   the rules; the whole-algorithm claims below are where ``leroy`` itself
-   is checked.  The Python code does not assert this invariant at run time
-   (its run-time contract is the postcondition ``oracle.ensure`` in
-   ``verified/parmove.py``).
-3. BOUNDED, SYMBOLIC input (section 3 below): windmill's and mincopy's
+1. BOUNDED, SYMBOLIC input (section 3 below): windmill's and mincopy's
    step systems on n registers + 1 temporary, by induction, with the
    invariant in Z3 and in Python (``windmill_invariant_py``); n = 8 in
-   ``make proofs``.  leroy and leroy_iterative have no symbolic proof yet.
+   ``make proofs``.
 2. BOUNDED, inputs enumerated (not symbolic): for every move on n registers
    (all n**n maps, self-moves included) and one temporary, the Python
    algorithm's output implements the move, proved per input with the Z3
@@ -44,169 +17,13 @@ from __future__ import annotations
 
 import z3
 
-from verified.algorithms import leroy as _leroy, windmill as _windmill
+from verified.algorithms import windmill as _windmill
 from verified.algorithms.optimum import moves_plus_bare_cycles, moves_plus_cycles
 
-from .common import (COUNTEREXAMPLE, ENUMERATED, PROVED, REFUTED, Ledger, Timer, as_int,
-                     combine, finite_sort, mux, prove, row, run_lemma)
+from .common import ENUMERATED, PROVED, REFUTED, Ledger, as_int, combine, mux, prove, row
 from .semantics_z3 import exhaustive
 
-Loc = z3.DeclareSort("Loc")
-V = z3.DeclareSort("PVal")
-
-
-def finite_locs(k: int):
-    return finite_sort("Loc", k)
-
-
-class St:
-    """A symbolic state over location sort L."""
-
-    def __init__(self, L, tag: str, temp, is_temp):
-        I = z3.IntSort()
-        self.L = L
-        self.mu = z3.Const(f"mu_{tag}", z3.ArraySort(L, z3.BoolSort()))
-        self.msrc = z3.Const(f"msrc_{tag}", z3.ArraySort(L, L))
-        self.mcount = z3.Int(f"mcount_{tag}")
-        self.Ss = z3.Const(f"Ss_{tag}", z3.ArraySort(I, L))
-        self.Sd = z3.Const(f"Sd_{tag}", z3.ArraySort(I, L))
-        self.k = z3.Int(f"k_{tag}")
-        self.pos = z3.Const(f"pos_{tag}", z3.ArraySort(L, I))
-        self.e = z3.Const(f"e_{tag}", z3.ArraySort(L, V))
-        self.temp, self.is_temp = temp, is_temp
-
-    def copy(self, **kw):
-        new = object.__new__(St)
-        new.__dict__.update(self.__dict__)
-        new.__dict__.update(kw)
-        return new
-
-    def in_sigma(self, x):
-        p = self.pos[x]
-        return z3.And(0 <= p, p < self.k, self.Sd[p] == x)
-
-    def par(self, x):
-        """Value of x after running mu ++ sigma in parallel from e."""
-        return z3.If(self.mu[x], self.e[self.msrc[x]],
-                     z3.If(self.in_sigma(x), self.e[self.Ss[self.pos[x]]], self.e[x]))
-
-    def wf(self):
-        x = z3.Const("wx", self.L)
-        j = z3.Int("wj")
-        it = self.is_temp
-        in_stack = z3.And(0 <= j, j < self.k)
-        return z3.And(
-            self.k >= 0,
-            z3.ForAll([j], z3.Implies(in_stack, self.pos[self.Sd[j]] == j)),   # distinct dsts
-            z3.ForAll([x], z3.Not(z3.And(self.mu[x], self.in_sigma(x)))),      # mill
-            z3.ForAll([x], z3.Implies(self.mu[x],                              # no temp in mu
-                                      z3.And(z3.Not(it(x)), z3.Not(it(self.msrc[x]))))),
-            z3.ForAll([j], z3.Implies(in_stack, z3.Not(it(self.Sd[j])))),      # temp_last
-            z3.ForAll([j], z3.Implies(z3.And(1 <= j, j < self.k),
-                                      z3.Not(it(self.Ss[j])))),
-            z3.ForAll([j], z3.Implies(z3.And(1 <= j, j < self.k),              # is_path
-                                      self.Ss[j] == self.Sd[j - 1])),
-        )
-
-    def measure(self):
-        last_plain = z3.And(self.k > 0, z3.Not(self.is_temp(self.Ss[0])))
-        return 2 * (2 * self.mcount + self.k) + z3.If(last_plain, 1, 0)
-
-
-def _no_read(st, d):
-    y = z3.Const("nry", st.L)
-    return z3.ForAll([y], z3.Implies(st.mu[y], st.msrc[y] != d))
-
-
-def rule(name: str, st: St, mutant=None):
-    """(side conditions, next state) of one rule; fresh constants name the
-    rule's parameters (the move it takes)."""
-    L = st.L
-    r, s, d = z3.Consts(f"{name}_r {name}_s {name}_d", L)
-    top = st.k - 1
-    if name == "nop":
-        side = [st.mu[r], st.msrc[r] == r]
-        return side, st.copy(mu=z3.Store(st.mu, r, False), mcount=st.mcount - 1)
-    if name == "start":
-        side = [st.k == 0, st.mu[d], st.msrc[d] == s]
-        return side, st.copy(mu=z3.Store(st.mu, d, False), mcount=st.mcount - 1,
-                             Ss=z3.Store(st.Ss, 0, s), Sd=z3.Store(st.Sd, 0, d),
-                             k=z3.IntVal(1), pos=z3.Store(st.pos, d, 0))
-    if name == "push":
-        # a move r <- Sd[top] of mu reads the top's destination: push it
-        side = [st.k > 0, st.mu[r], st.msrc[r] == st.Sd[top]]
-        return side, st.copy(mu=z3.Store(st.mu, r, False), mcount=st.mcount - 1,
-                             Ss=z3.Store(st.Ss, st.k, st.Sd[top]),
-                             Sd=z3.Store(st.Sd, st.k, r), k=st.k + 1,
-                             pos=z3.Store(st.pos, r, st.k))
-    if name == "loop":
-        s0 = st.Ss[0]
-        side = [st.k > 0, z3.Not(st.is_temp(s0))]
-        t = st.temp(s0)
-        saved = st.e[st.Sd[0]] if mutant == "loop_saves_dst" else st.e[s0]
-        return side, st.copy(e=z3.Store(st.e, t, saved), Ss=z3.Store(st.Ss, 0, t))
-    if name == "pop":
-        d1, s1 = st.Sd[top], st.Ss[top]
-        side = [st.k >= 2, d1 != st.Ss[0]]
-        if mutant != "pop_without_no_read":
-            side.append(_no_read(st, d1))
-        return side, st.copy(e=z3.Store(st.e, d1, st.e[s1]), k=st.k - 1)
-    if name == "last":
-        d0, s0 = st.Sd[0], st.Ss[0]
-        side = [st.k == 1]
-        if mutant != "last_without_no_read":
-            side.append(_no_read(st, d0))
-        return side, st.copy(e=z3.Store(st.e, d0, st.e[s0]), k=z3.IntVal(0))
-    raise ValueError(name)
-
-
-RULES = ("nop", "start", "push", "loop", "pop", "last")
-
-
-def lemma_rule(name: str, L, timer: Timer, mutant=None, timeout_ms=60_000) -> str:
-    temp = z3.Function("temp", L, L)
-    is_temp = z3.Function("is_temp", L, z3.BoolSort())
-    q = z3.Const("q", L)
-    st = St(L, "0", temp, is_temp)
-    side, nxt = rule(name, st, mutant)
-    x = z3.Const("x", L)
-    hyp = [z3.ForAll([q], is_temp(temp(q))), st.wf(), *side]
-    goal = z3.And(
-        nxt.wf(),
-        z3.ForAll([x], z3.Implies(z3.Not(is_temp(x)), nxt.par(x) == st.par(x))),
-        nxt.measure() < st.measure(),
-    )
-    return prove(goal, hyp, timeout_ms, timer)[0]
-
-
-def run_rule(name: str, mutant=None, ledger: Ledger | None = None) -> tuple[str, float]:
-    """Unbounded attempt first; if it does not prove, search finite location
-    sets (1..4 locations) for a genuine counterexample."""
-    t = ledger if ledger is not None else Ledger()
-    lemma = lambda L, led, ms: lemma_rule(name, L, led, mutant, ms)
-    return run_lemma(lemma, Loc, "Loc", t, expect_false=mutant is not None), t.seconds
-
-
-def unbounded_claims() -> list[dict]:
-    rows = []
-    for name in RULES:
-        led = Ledger()
-        run_rule(name, ledger=led)
-        rows.append(row(f"Leroy rule {name}: keeps well-formedness and the meaning on "
-                        f"non-temporaries, measure drops [unbounded]", None, led))
-    for name, mut, text in [
-        ("pop", "pop_without_no_read", "pop without 'nobody in mu reads d'"),
-        ("loop", "loop_saves_dst", "loop saves the destination into the temporary"),
-    ]:
-        led = Ledger()
-        run_rule(name, mut, ledger=led)
-        rows.append(row(f"MUTANT {mut}: rule {text} [unbounded]", None, led, expect=REFUTED))
-    return rows
-
-
 ALGORITHMS = [
-    ("leroy", _leroy.leroy, moves_plus_cycles, "non-loop moves + cycles"),
-    ("leroy_iterative", _leroy.leroy_iterative, moves_plus_cycles, "non-loop moves + cycles"),
     ("windmill", _windmill.windmill, moves_plus_cycles, "non-loop moves + cycles"),
     ("mincopy", _windmill.mincopy, moves_plus_bare_cycles, "non-loop moves + bare cycles"),
 ]
@@ -219,8 +36,8 @@ def bounded_claims(ns) -> list[dict]:
             t = Ledger()
             import time as _time
             t0 = _time.perf_counter()
-            r, cex = exhaustive(getattr(_leroy if "leroy" in name else _windmill, fn.__name__),
-                                n, "temp", 1, t, length=bound)
+            r, cex = exhaustive(getattr(_windmill, fn.__name__), n, "temp", 1, t,
+                                length=bound)
             wall = _time.perf_counter() - t0
             rows.append(row(
                 f"{name}: output implements every move on n registers + 1 temporary, in "
@@ -235,8 +52,7 @@ def mutant_claims(n: int = 3) -> list[dict]:
     from mutants.core import BY_NAME
 
     rows = []
-    for name, fn in [("leroy_no_cycle", mutants.run(BY_NAME["leroy_no_cycle"])),
-                     ("mincopy_wrong_blade", mutants.run(BY_NAME["mincopy_restore_from_axle"]))]:
+    for name, fn in [("mincopy_wrong_blade", mutants.run(BY_NAME["mincopy_restore_from_axle"]))]:
         t = Ledger()
         r, cex = exhaustive(fn, n, "temp", 1, t)
         rows.append(row(f"MUTANT {name}: bounded whole-algorithm check", n, t,
@@ -289,7 +105,7 @@ def symbolic_mutant_claims(n: int = 4) -> list[dict]:
 
 def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
     ns = (3,) if quick else WINDMILL_NS + (WINDMILL_MOONSHOT_NS if moonshot else ())
-    return (unbounded_claims() + bounded_claims((3,) if quick else (5,)) + mutant_claims()
+    return (bounded_claims((3,) if quick else (5,)) + mutant_claims()
             + symbolic_claims(ns) + symbolic_mutant_claims(3 if quick else 4))
 
 

@@ -161,9 +161,10 @@ def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
 #   * Z3, on n registers with symbolic srcs[0..n-1]: ``inv_kahn`` /
 #     ``inv_between`` / ``inv_walk`` below (the same clauses, the same names).
 #
-# The state is the Python algorithm's own state (``xchg_trace`` re-runs
-# ``verified.xchg.xchg`` line by line and the test checks that it emits the
-# very same operations): ``P`` = pending (a set), ``edges[l]`` = the counter,
+# The state is the Python algorithm's own state (the real
+# ``verified.algorithms.xchg.xchg`` reports it through its ``trace=`` hook;
+# ``snapshot`` reads it, ``agrees`` checks it step by step):
+# ``P`` = pending (a set), ``edges[l]`` = the counter,
 # ``Q`` = the ready deque as a set, ``alias`` (``aset[l]`` = l has an
 # alias), ``reader`` and ``P2`` = the pending set when phase 2 starts,
 # ``i`` = the index of the outer ``for d0`` loop, ``d`` = the inner walk's
@@ -566,67 +567,24 @@ def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
 # -- the Python twin of the invariant, and the algorithm run step by step ----
 
 
-def xchg_trace(srcs: list[int]):
-    """``verified.xchg.xchg`` on the move d <- srcs[d], re-run line by line
-    with its state exposed.  Yields (label, snapshot) at every point where
-    the Z3 model has a state: label "start", ("kahn", d) after a pop of d,
-    "kahn_end", "between" at the top of the for loop (index i), "walk" at
-    the top of the while loop.  The last snapshot has ``"ops"``, which the
-    test compares with the real ``xchg``'s output.  The for loop runs over
-    register indices 0..n-1 (``moves`` is the non-loop registers in that
-    order, and a loop register is never pending, so it is a skip)."""
-    from collections import deque as _deque
-
-    from verified.core.semantics import Mov, Swap, execute
+def snapshot(srcs: list[int], step, ops: list, walks: int) -> dict:
+    """A ``Step`` of the real ``xchg``'s ``trace=`` hook (on d <- srcs[d])
+    as the proof's state: the phase and loop indices from the label, P =
+    pending, Q = the ready deque, P2 = the cycles' moves (``reader``'s
+    values), cur from the emitted operations (the one interpreter), and
+    the ghosts: ops = operations emitted, walks = walks finished."""
+    from verified.core.semantics import execute
 
     n = len(srcs)
-    moves = [(d, s) for d, s in enumerate(srcs) if d != s]
-    source_of = dict(moves)
-    edges: dict[int, int] = {}
-    for _, s in moves:
-        edges[s] = edges.get(s, 0) + 1
-    alias: dict[int, int] = {}
-    where = lambda v: alias.get(v, v)
-    out: list = []
-    pending = set(source_of)
-    ready = _deque(d for d, _ in moves if edges.get(d, 0) == 0)
-    reader: dict[int, int] = {}
-    P2: set[int] = set()
-
-    def snap(mode, i=0, d=0):
-        st = execute(out)
-        return {"mode": mode, "P": set(pending), "Q": set(ready), "edges": dict(edges),
-                "alias": dict(alias), "cur": [st.get(x, x) for x in range(n)],
-                "P2": set(P2), "reader": dict(reader), "i": i, "d": d, "ops": list(out)}
-
-    yield "start", snap("kahn")
-    while ready:
-        d = ready.popleft()
-        s = source_of[d]
-        out.append(Mov(d, where(s)))
-        pending.discard(d)
-        edges[s] -= 1
-        if edges[s] == 0 and s in pending:
-            ready.append(s)
-        yield ("kahn", d), snap("kahn")
-    reader = {source_of[d]: d for d in pending}
-    P2 = set(pending)
-    yield "kahn_end", snap("between", 0)
-    for d0 in range(n):
-        if d0 not in pending:
-            yield "between", snap("between", d0 + 1)
-            continue
-        d = d0
-        yield "between", snap("walk", d0, d)
-        while d in pending:
-            s = source_of[d]
-            pending.discard(d)
-            if where(s) != d:
-                out.append(Swap(d, where(s)))
-                alias[d] = where(s)
-            d = reader[d]
-            yield "walk", snap("walk", d0, d)
-        yield "walk", snap("between", d0 + 1)
+    mode, i, d = {"start": ("kahn", 0, 0), "kahn": ("kahn", 0, 0),
+                  "kahn_end": ("between", 0, 0), "between": ("between", step.d0, 0),
+                  "walk": ("walk", step.d0, step.at), "done": ("between", n, 0)}[step.label]
+    st = execute(ops[:step.emitted])
+    return {"mode": mode, "P": set(step.pending), "Q": set(step.ready),
+            "edges": dict(step.edges), "alias": dict(step.alias),
+            "cur": [st.get(x, x) for x in range(n)], "P2": set(step.reader.values()),
+            "reader": dict(step.reader), "i": i, "d": d, "ops": step.emitted,
+            "walks": walks}
 
 
 def invariant_py(srcs: list[int], st: dict) -> list[str]:
@@ -686,28 +644,84 @@ def to_state(srcs: list[int], st: dict) -> XS:
     V = lambda m, width=w: [z3.BitVecVal(m.get(x, 0), width) for x in range(n)]
     return XS(st["mode"], B(st["P"]), B(st["Q"]), V(st["edges"], we), B(set(st["alias"])),
               V(st["alias"]), [z3.BitVecVal(c, w) for c in st["cur"]], B(st["P2"]),
-              V(st["reader"]), st["i"], st["d"])
+              V(st["reader"]), st["i"], st["d"], ops=z3.BitVecVal(st.get("ops", 0), _gw(n)),
+              walks=z3.BitVecVal(st.get("walks", 0), _gw(n)))
 
 
-def z3_successor(srcs: list[int], st: dict, label) -> XS | None:
-    """The Z3 step relation applied to a concrete snapshot, for the
-    transition ``label`` the Python code took; None if the Z3 side
-    condition does not hold (the test then fails)."""
+def z3_reach(srcs: list[int], prev: dict, label: str, at, st: dict) -> XS | None:
+    """Apply the Z3 step relation to the concrete state ``prev`` until it
+    reaches the point of the next traced state ``st``: one step for "kahn"
+    (the popped d, ``at``) and "kahn_end"; for the for/while loop the enabled
+    branch of ``between_step``/``walk_step``, repeated while the Z3 loop
+    index is behind (the real for loop runs over the non-loop moves only,
+    the model over every register: a loop register is a skip step).  None
+    if a side condition fails or the point is never reached."""
     n = len(srcs)
-    S = to_state(srcs, st)
+    S = to_state(srcs, prev)
     sv = [z3.BitVecVal(x, _iw(n)) for x in srcs]
     ev = lambda t: z3.is_true(z3.simplify(t))
-    if isinstance(label, tuple):                  # ("kahn", d)
-        side, S2 = kahn_step(S, sv, n, label[1])
-    elif label == "kahn_end":
-        side, S2 = kahn_end(S, sv, n)
-    else:
-        step = between_step if label == "between" else walk_step
+    if label in ("kahn", "kahn_end"):
+        side, S2 = (kahn_step(S, sv, n, at) if label == "kahn"
+                    else kahn_end(S, sv, n))
+        return S2 if all(ev(c) for c in side) else None
+    target = (st["mode"], st["i"], st["d"] if st["mode"] == "walk" else 0)
+    if (S.mode, S.i) == target[:2] and S.mode == "between":
+        return S  # "kahn_end" and the first "between" are the same point
+    for _ in range(2 * n + 2):
+        if S.mode == "kahn" or (S.mode == "between" and S.i >= n):
+            return None
+        step = between_step if S.mode == "between" else walk_step
         taken = [S2 for c, S2 in step(S, sv, n) if ev(c)]
-        side, S2 = [z3.BoolVal(len(taken) == 1)], (taken[0] if taken else None)
-    if not all(ev(c) for c in side):
-        return None
-    return S2
+        if len(taken) != 1:
+            return None
+        S = taken[0]
+        d = S.d if isinstance(S.d, int) else z3.simplify(S.d).as_long()
+        S = _replace(S, d=d)  # concrete: the next step indexes with it
+        if (S.mode, S.i, d if S.mode == "walk" else 0) == target:
+            return S
+    return None
+
+
+def agrees(srcs: list[int], steps: list, ops: list) -> list[str]:
+    """The real ``xchg``'s trace on d <- srcs[d] against the proof: at
+    every traced state the Python invariant (``invariant_py``), the Z3
+    invariant and the ghost count hold, and the Z3 step relation maps the
+    previous state to exactly this one (every field compared, ``same_state``,
+    and the ghost operation count == operations emitted); the run ends in
+    the done state.  Returns the problems (empty: it agrees)."""
+    n = len(srcs)
+    sv = [z3.BitVecVal(x, _iw(n)) for x in srcs]
+    ev = lambda t: z3.is_true(z3.simplify(t))
+    if not steps or steps[0].label != "start" or steps[-1].label != "done":
+        return ["the trace does not run from start to done"]
+    prev, walks = None, 0
+    for k, step in enumerate(steps):
+        st = snapshot(srcs, step, ops, walks)
+        where_ = f"step {k} ({step.label} {step.at})"
+        bad = invariant_py(srcs, st)
+        if bad:
+            return [f"{where_}: Python invariant fails: {bad}"]
+        S = to_state(srcs, st)
+        if not ev(invariant(S, sv, n)):
+            return [f"{where_}: Z3 invariant fails"]
+        if not ev(ghost_count(S, sv, n)):
+            return [f"{where_}: ghost operation count fails"]
+        if prev is not None:
+            S2 = z3_reach(srcs, prev, step.label, step.at, st)
+            if S2 is None:
+                return [f"{where_}: no Z3 step leads here"]
+            if not same_state(srcs, S2, st):
+                return [f"{where_}: the Z3 step gives another state"]
+            counted = z3.simplify(S2.ops).as_long()
+            if counted != st["ops"]:
+                return [f"{where_}: Z3 counts {counted} operations, {st['ops']} emitted"]
+        if step.label == "walk" and step.at not in step.pending:
+            walks += 1  # this walk's loop test fails: it is finished
+        prev = st
+    last = to_state(srcs, snapshot(srcs, steps[-1], ops, walks))
+    if steps[-1].emitted != len(ops) or not ev(done_goal(last, sv, n)):
+        return ["the done state does not implement the move"]
+    return []
 
 
 def same_state(srcs: list[int], S: XS, st: dict) -> bool:

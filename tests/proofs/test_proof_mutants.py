@@ -22,6 +22,11 @@ CAUGHT_BY = {
     "shuf_mask_16_bits": ("real Shuf == the Z3 model", "refuted"),
     "proofs_vacuity_timeout_proved": ("vacuity check times out", "proved"),
     "proofs_dp_search_proved": ("DP == brute-force optimum", "proved"),
+    "proofs_leroy_loop_ghost": ("Leroy rule loop", "refuted"),
+    "proofs_leroy_loop_unguarded": ("Leroy rule loop", "refuted"),
+    "proofs_leroy_pop_without_no_read": ("Leroy rule pop", "refuted"),
+    "proofs_leroy_loop_saves_dst": ("Leroy rule loop", "refuted"),
+    "proofs_leroy_no_loop": ("Leroy progress", "refuted"),
 }
 #: the ones whose proof modules take long even in --quick (the unbounded
 #: shuf lemmas, the parmove enumerations)

@@ -120,11 +120,6 @@ def test_shuf_whole_algorithm_small_n_and_mutant():
 # -- parmove / xchg -------------------------------------------------------------
 
 
-def test_leroy_rules_and_mutants():
-    for row in parmove.unbounded_claims():
-        assert row["result"] == row["expect"], row
-
-
 def test_parmove_bounded_and_mutants():
     for row in parmove.bounded_claims((3,)) + parmove.mutant_claims(3):
         assert row["result"] == row["expect"], row

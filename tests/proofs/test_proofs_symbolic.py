@@ -1,19 +1,28 @@
 """The symbolic whole-algorithm proofs (proofs/xchg.py section 3,
-proofs/parmove.py section 3) re-encode the algorithms in Z3.  Here the
-real Python algorithms run on random inputs, step by step, next to the
-re-encoding: the Python twin of each invariant holds at every step, the
-Z3 invariant holds on the same concrete states, and the Z3 step relation
-maps each state to the very next state of the Python run."""
+proofs/parmove.py section 3) model the algorithms' steps in Z3.  Here the
+real Python algorithms run (exhaustively on small n, on random inputs
+beyond) through their ``trace=`` hooks: the Python twin of each invariant
+holds at every step, the Z3 invariant holds on the same concrete states,
+and the Z3 step relation maps each state to exactly the next state of the
+real run (states compared, not only the emitted operations).  Mutants of
+the algorithms' steps and of the hooks' labels are rejected (a list of
+problems, not an exception).  Leroy's refinement is
+tests/proofs/test_leroy_refinement.py."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
 import z3
 
+import mutants
+from mutants.core import BY_NAME as CORE
+from mutants.traces import TRACE_WINDMILL, TRACE_XCHG
 from proofs import COUNTEREXAMPLE, PROVED
 from proofs import xchg as px
 from verified.algorithms import xchg
+from verified.cases.moves import register_maps
 from verified.core.semantics import ParallelMove
 
 
@@ -26,41 +35,66 @@ def _random_srcs(rng, n):
     return [rng.randrange(n) for _ in range(n)]
 
 
-def test_xchg_trace_is_the_real_algorithm_and_agrees_with_z3():
+def _xchg_run(srcs, fn=xchg.xchg):
+    steps: list = []
+    out = fn(ParallelMove.from_map(srcs), trace=steps)
+    return out, steps
+
+
+def test_xchg_real_run_agrees_with_z3_at_every_step():
     rng = random.Random(5)
+    inputs = [list(m) for n in range(1, 4) for m in register_maps(n)]
+    inputs += [_random_srcs(rng, rng.randint(4, 7)) for _ in range(50)]
     steps = 0
-    for _ in range(50):
-        n = rng.randint(1, 7)
-        srcs = _random_srcs(rng, n)
-        sv = [z3.BitVecVal(x, px._iw(n)) for x in srcs]
-        trace = list(px.xchg_trace(srcs))
-        # the instrumented run emits exactly what the real algorithm emits
-        assert trace[-1][1]["ops"] == xchg.xchg(ParallelMove.from_map(srcs)), srcs
-        for k, (label, st) in enumerate(trace):
-            assert px.invariant_py(srcs, st) == [], (srcs, label, st)
-            S = px.to_state(srcs, st)
-            assert z3.is_true(z3.simplify(px.invariant(S, sv, n))), (srcs, label, st)
-            if k:
-                prev = trace[k - 1][1]
-                S2 = px.z3_successor(srcs, prev, label)
-                assert S2 is not None, (srcs, label, prev)
-                assert px.same_state(srcs, S2, st), (srcs, label, prev, st)
-                steps += 1
-        last = trace[-1][1]
-        assert last["mode"] == "between" and last["i"] == n
-        assert z3.is_true(z3.simplify(px.done_goal(px.to_state(srcs, last), sv, n)))
-    assert steps > 300
+    for srcs in inputs:
+        out, trace = _xchg_run(srcs)
+        assert px.agrees(srcs, trace, out) == [], srcs
+        steps += len(trace)
+    assert steps > 600
+
+
+def test_xchg_trace_changes_nothing():
+    for n in range(1, 5):
+        for srcs in register_maps(n):
+            pm = ParallelMove.from_map(srcs)
+            assert xchg.xchg(pm, trace=[]) == xchg.xchg(pm)
 
 
 def test_xchg_python_invariant_can_fail():
     srcs = [1, 2, 0]
-    _, st = next(iter(px.xchg_trace(srcs)))
+    out, trace = _xchg_run(srcs)
+    st = px.snapshot(srcs, trace[0], out, 0)
     st = dict(st, cur=[1, 1, 2])            # pending r0 does not hold its own value
     assert "K3" in px.invariant_py(srcs, st)
-    trace = list(px.xchg_trace(srcs))
-    walk = [st for label, st in trace if st["mode"] == "walk" and st["alias"]]
+    walk = [px.snapshot(srcs, t, out, 0) for t in trace if t.label == "walk" and t.alias]
     st = dict(walk[0], alias={})           # forget the alias update
     assert px.invariant_py(srcs, st)
+
+
+def _xchg_rejected(fn):
+    for n in range(1, 5):
+        for srcs in register_maps(n):
+            out, trace = _xchg_run(list(srcs), fn)
+            problems = px.agrees(list(srcs), trace, out)
+            assert isinstance(problems, list)
+            if problems:
+                return srcs, problems
+    return None
+
+
+@pytest.mark.parametrize("name", ["xchg_no_alias_update", "xchg_alias_off_by_one",
+                                  "xchg_swap_on_tree_edge", "xchg_move_in_cycle",
+                                  "xchg_release_early"])
+def test_xchg_agreement_rejects_wrong_steps(name):
+    assert _xchg_rejected(mutants.run(CORE[name])), name
+
+
+@pytest.mark.parametrize("mutant", TRACE_XCHG, ids=lambda m: m.name)
+def test_xchg_agreement_rejects_wrong_trace_labels(mutant):
+    fn = mutants.run(mutant)
+    for srcs in register_maps(3):  # the output is unchanged: only the trace lies
+        assert fn(ParallelMove.from_map(srcs)) == xchg.xchg(ParallelMove.from_map(srcs))
+    assert _xchg_rejected(fn), mutant.name
 
 
 def test_xchg_symbolic_small_n_and_mutants():
