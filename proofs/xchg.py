@@ -75,7 +75,8 @@ SYMBOLIC_MOONSHOT_NS = (9,)
 
 _SYMBOLIC_TEXT = (
     "xchg: output implements every move, and its length is non-loop moves - walks "
-    "(one walk per cycle; ghost count of emitted operations) (symbolic input, n = {n}; "
+    "(ghost count of emitted operations; that walks = cycles is the enumerated row's "
+    "length check, not this proof) (symbolic input, n = {n}; "
     "induction: init, each Kahn pop, Kahn's end, each for/while step keeps the invariant "
     "and drops the measure, done; witnesses: fan-out, highest register a source, both "
     "walk branches)")
