@@ -40,4 +40,18 @@ TRACE_XCHG: list[Mutant] = [
           'note("between", d0, d0 + 1)', "the for loop reports the next index"),
 ]
 
-TRACE_WINDMILL: list[Mutant] = []
+TRACE_WINDMILL: list[Mutant] = [
+    _windmill("windmill_trace_axle_as_kahn", "windmill",
+              'note("axle", c[(i + 1) % k], c, saved, c[i])', 'note("axle", c[(i + 1) % k])',
+              "an axle move reported as if the axle were finished"),
+    _windmill("windmill_trace_hole_behind", "windmill",
+              'note("axle", c[(i + 1) % k], c, saved, c[i])',
+              'note("axle", c[(i + 1) % k], c, saved, c[(i + 1) % k])',
+              "the hole reported one location behind"),
+    _windmill("mincopy_trace_saved_in_temp", "mincopy",
+              'note("start", c[0], c, saved, c[0])', 'note("start", c[0], c, tmp(c[0]), c[0])',
+              "mincopy's blade-copy save reported as a save in the temporary"),
+    _windmill("windmill_trace_start_unreported", "windmill",
+              "    if trace is not None:\n        note(\"start\", c[0], c, saved, c[0])\n", "",
+              "the axle's start not reported: its save is not a step"),
+]

@@ -7,8 +7,12 @@ One module per algorithm, under the same name as in ``verified/``:
   the one Python interpreter ``verified.semantics.execute``;
 * ``proofs/shuf.py``: ``verified.shuf`` (unbounded step lemma, bounded
   whole-algorithm proof by induction on the walk's actions);
-* ``proofs/parmove.py``: ``verified.parmove`` (Leroy's rules, unbounded;
-  bounded whole-algorithm proofs of leroy);
+* ``proofs/leroy.py``: ``verified.algorithms.leroy`` (Leroy's rule system
+  for every n: rules, progress, final state; the refinement of leroy and
+  leroy_iterative checked through their ``trace=`` hook; enumerated
+  whole-algorithm proofs);
+* ``proofs/parmove.py``: ``verified.algorithms.windmill`` (windmill and
+  mincopy: the symbolic step system, enumerated whole-algorithm proofs);
 * ``proofs/xchg.py``: ``verified.xchg`` (the corrected algorithm's step
   lemma and bounded proofs; the counterexample to the published one);
 * ``proofs/optimality.py``: lower bounds by bounded synthesis;

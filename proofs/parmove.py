@@ -119,8 +119,9 @@ if __name__ == "__main__":
 # ---------------------------------------------------------------------------
 #
 # THE INVARIANT (the same one, twice): Python ``windmill_invariant_py``
-# (checked by tests/test_proofs_symbolic.py between the consecutive
-# operations of the real ``windmill`` on random inputs) and Z3
+# (checked by tests/proofs/test_proofs_symbolic.py, ``windmill_agrees``,
+# after every operation of the real ``windmill``/``mincopy``, reported by
+# their ``trace=`` hook) and Z3
 # ``wm_invariant`` below.  Registers 0..n-1, the temporary T = n; srcs[d]
 # symbolic in 0..n-1 (srcs[d] == d: no move into d); cur[l] = the original
 # register whose value l holds; P = the moves not yet written.
@@ -138,7 +139,7 @@ if __name__ == "__main__":
 #   A5  P[y] and A[srcs[y]] => A[y]               (no pending blade reads A)
 #   A6  P[y] and srcs[y] == x => x == c0;   x != c0 => not P[c0]
 #
-# Steps (the windmill system; ``verified.parmove.windmill`` takes one of
+# Steps (the windmill system; ``verified.algorithms.windmill.windmill`` takes one of
 # them at every operation, which the test checks):
 #   kahn d:  P[d], no pending y reads d   -> mov d <- srcs[d]
 #   start c0 with A: P[c0], A[c0], A <= P, srcs maps A into A injectively,
@@ -154,7 +155,8 @@ if __name__ == "__main__":
 # of the system implements the move.
 # NOT proved: that Python's control flow (analyse's components and cycles,
 # one windmill after the other) only takes these steps and stops only when
-# P is empty; the test checks it on random inputs, step by step.
+# P is empty; the test checks it through the trace hook, exhaustively on
+# n <= 4 and on random inputs, step by step.
 
 
 def _wm_vars(n, tag=""):
@@ -372,77 +374,65 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
     return combine(results), timer.seconds
 
 
-def windmill_trace(srcs: list[int], reuse_blade: bool = False):
-    """``verified.parmove.windmill`` on d <- srcs[d] (temporary n), re-run
-    line by line (``_blades_then_axle`` with reuse_blade=False, one windmill
-    after the other) with its state exposed.  Yields (label, snapshot) after
-    every operation: ("kahn", d), ("start", c0, A) for ``mov T <- c0``,
-    "axle" for the axle's moves; the test compares the operations with the
-    real ``windmill``'s output.  With ``reuse_blade``: ``mincopy`` (the axle
-    starts at a cycle location with a blade copy, saved there, no
-    ``mov T <- c0``; the label is then ("start", c0, A, b))."""
-    from collections import deque as _deque
-
-    from verified.core.graph import analyse
-    from verified.core.semantics import Mov, ParallelMove, execute
+def windmill_snapshot(srcs: list[int], step, ops: list) -> tuple[object, dict]:
+    """A ``Step`` of the real ``windmill``/``mincopy``'s ``trace=`` hook (on
+    d <- srcs[d], temporary n) as (the label of section 3's step system,
+    its state): ("kahn", d), ("start", c0, A, saved) or "axle"; the state's
+    P = the unwritten destinations, cur from the emitted operations (the one
+    interpreter), and in an axle c0, the hole x, A = the axle's unwritten
+    locations, b = where c0's value is saved."""
+    from verified.core.semantics import execute
 
     n = len(srcs)
-    pm = ParallelMove.from_map(srcs, temps=[n])
-    out: list = []
-    P = {d for d in range(n) if srcs[d] != d}
-    mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set(), "b": n}
+    values = execute(ops[:step.emitted])
+    st = {"mode": "axle" if step.hole is not None else "kahn", "P": set(step.unwritten),
+          "cur": [values.get(x, x) for x in range(n + 1)], "A": set(), "c0": 0, "x": 0,
+          "b": n}
+    if step.hole is not None:
+        st.update(c0=step.axle[0], x=step.hole, A=set(step.axle) & set(step.unwritten),
+                  b=step.saved)
+    if step.label == "kahn":
+        return ("kahn", step.at), st
+    if step.label == "start":
+        return ("start", step.at, set(step.axle), step.saved), st
+    return "axle", st
 
-    def snap():
-        st = execute(out)
-        return dict(mode, P=set(P), A=set(mode["A"]) & P,
-                    cur=[st.get(x, x) for x in range(n + 1)], ops=list(out))
 
-    for w in analyse(pm).windmills:
-        moves, cycle = w.moves, w.cycle
-        pending_reads: dict[int, int] = {}
-        for _, s in moves:
-            pending_reads[s] = pending_reads.get(s, 0) + 1
-        source_of = dict(moves)
-        ready = _deque(d for d, _ in moves if pending_reads.get(d, 0) == 0)
-        done: set[int] = set()
-        copy_of: dict[int, int] = {}
-        on_cycle = set(cycle)
-        while ready:
-            d = ready.popleft()
-            s = source_of[d]
-            out.append(Mov(d, s))
-            P.discard(d)
-            done.add(d)
-            if s in on_cycle and d not in on_cycle:
-                copy_of.setdefault(s, d)
-            pending_reads[s] -= 1
-            if pending_reads[s] == 0 and s in source_of and s not in done:
-                ready.append(s)
-            yield ("kahn", d), snap()
-        if not cycle:
-            continue
-        k = len(cycle)
-        start, saved = 0, None
-        if reuse_blade:
-            for i, cc in enumerate(cycle):
-                if cc in copy_of:
-                    start, saved = i, copy_of[cc]
-                    break
-        c = tuple(cycle[start:] + cycle[:start])
-        if saved is None:
-            saved = n
-            out.append(Mov(saved, c[0]))
-        mode = {"mode": "axle", "c0": c[0], "x": c[0], "A": set(c), "b": saved}
-        yield ("start", c[0], set(c), saved), snap()
-        for i in range(k - 1, 0, -1):
-            out.append(Mov(c[(i + 1) % k], c[i]))
-            P.discard(c[(i + 1) % k])
-            mode["x"] = c[i]
-            yield "axle", snap()
-        out.append(Mov(c[1], saved))
-        P.discard(c[1])
-        mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set(), "b": n}
-        yield "axle", snap()
+def windmill_agrees(srcs: list[int], steps: list, ops: list,
+                    reuse_blade: bool = False) -> list[str]:
+    """The real run's trace against section 3: the Python and Z3
+    invariants hold at every state, the Z3 step named by the label maps
+    the previous state to exactly this one (``windmill_z3_agrees``), every
+    operation is one step, and the run ends in kahn mode with nothing
+    unwritten.  Returns the problems (empty: it agrees)."""
+    n = len(srcs)
+    w = max(1, n.bit_length())
+    sv = [z3.BitVecVal(s, w) for s in srcs]
+    prev = {"mode": "kahn", "P": {d for d in range(n) if srcs[d] != d}, "A": set(),
+            "c0": 0, "x": 0, "b": n, "cur": list(range(n + 1))}
+    labelled = [("init", prev)] + [windmill_snapshot(srcs, s, ops) for s in steps]
+    for k, (label, st) in enumerate(labelled):
+        where_ = f"step {k} ({label})"
+        bad = windmill_invariant_py(srcs, st)
+        if bad:
+            return [f"{where_}: Python invariant fails: {bad}"]
+        P = [z3.BoolVal(y in st["P"]) for y in range(n)]
+        cur = [z3.BitVecVal(c % (1 << w), w) for c in st["cur"]]
+        if st["mode"] == "kahn":
+            zinv = wm_inv_kahn(P, cur, sv, n)
+        else:
+            A = [z3.BoolVal(y in st["A"]) for y in range(n)]
+            b = st["b"] if st["b"] == n else z3.BitVecVal(st["b"], w)
+            zinv = wm_inv_axle(P, A, cur, sv, n, st["c0"], st["x"], b)
+        if not z3.is_true(z3.simplify(zinv)):
+            return [f"{where_}: Z3 invariant fails"]
+        if k and not windmill_z3_agrees(srcs, prev, label, st, reuse_blade):
+            return [f"{where_}: the Z3 step does not give this state"]
+        prev = st
+    last = steps[-1].emitted if steps else 0
+    if last != len(ops) or prev["mode"] != "kahn" or prev["P"]:
+        return ["the run does not end with every destination written by its steps"]
+    return []
 
 
 def windmill_invariant_py(srcs: list[int], st: dict) -> list[str]:
@@ -504,13 +494,16 @@ def windmill_z3_agrees(srcs: list[int], prev: dict, label, st: dict,
     else:
         A = [z3.BoolVal(y in prev["A"]) for y in range(n)]
         b = prev.get("b", n)
-        closing, P2, _, cur2, x2 = wm_axle_step(P, A, cur, sv, n, prev["c0"], prev["x"],
+        closing, P2, A2, cur2, x2 = wm_axle_step(P, A, cur, sv, n, prev["c0"], prev["x"],
                                                 b=b if b == n else z3.BitVecVal(b, w))
         side, mode2 = [], "kahn" if z3.is_true(ev(closing)) else "axle"
     if not ok(side) or mode2 != st["mode"]:
         return False
     if mode2 == "axle" and ev(z3.BitVecVal(0, w) + x2).as_long() != st["x"]:
         return False
+    if mode2 == "axle" and not isinstance(label, tuple):  # the axle's unwritten part
+        if {y for y in range(n) if z3.is_true(ev(A2[y]))} != st["A"]:
+            return False
     return ({y for y in range(n) if z3.is_true(ev(P2[y]))} == st["P"]
             and [ev(c).as_long() for c in cur2[:n]] == st["cur"][:n]
             and (mode2 != "axle" or ev(cur2[n]).as_long() == st["cur"][n]))

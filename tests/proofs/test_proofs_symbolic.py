@@ -105,72 +105,81 @@ def test_xchg_symbolic_small_n_and_mutants():
 
 # -- windmill -------------------------------------------------------------------
 
-from proofs import parmove as pp  # noqa: E402
+from proofs import parmove as px_wm  # noqa: E402
 from verified.algorithms import windmill as parmove  # noqa: E402
 
 
-import pytest  # noqa: E402
+def _wm_run(srcs, fn):
+    steps: list = []
+    out = fn(ParallelMove.from_map(srcs, temps=[len(srcs)]), trace=steps)
+    return out, steps
 
 
 @pytest.mark.parametrize("name", ["windmill", "mincopy"])
-def test_windmill_trace_is_the_real_algorithm_and_agrees_with_z3(name):
+def test_windmill_real_run_agrees_with_z3_at_every_step(name):
     reuse = name == "mincopy"
+    fn = getattr(parmove, name)
     rng = random.Random(7)
-    steps = 0
-    for _ in range(60):
-        n = rng.randint(1, 7)
-        srcs = _random_srcs(rng, n)
-        trace = list(pp.windmill_trace(srcs, reuse_blade=reuse))
-        real = getattr(parmove, name)(ParallelMove.from_map(srcs, temps=[n]))
-        assert (trace[-1][1]["ops"] if trace else []) == real
-        w = max(1, n.bit_length())
-        sv = [z3.BitVecVal(s, w) for s in srcs]
-        prev = {"mode": "kahn", "P": {d for d in range(n) if srcs[d] != d}, "A": set(),
-                "c0": 0, "x": 0, "b": n, "cur": list(range(n + 1))}
-        for label, st in [("init", prev)] + trace:
-            assert pp.windmill_invariant_py(srcs, st) == [], (srcs, label, st)
-            P = [z3.BoolVal(y in st["P"]) for y in range(n)]
-            cur = [z3.BitVecVal(c % (1 << w), w) for c in st["cur"]]
-            if st["mode"] == "kahn":
-                zinv = pp.wm_inv_kahn(P, cur, sv, n)
-            else:
-                A = [z3.BoolVal(y in st["A"]) for y in range(n)]
-                b = st["b"] if st["b"] == n else z3.BitVecVal(st["b"], w)
-                zinv = pp.wm_inv_axle(P, A, cur, sv, n, st["c0"], st["x"], b)
-            assert z3.is_true(z3.simplify(zinv)), (srcs, label, st)
-            if label != "init":
-                assert pp.windmill_z3_agrees(srcs, prev, label, st, reuse), (
-                    srcs, label, prev, st)
-                steps += 1
-            prev = st
-        assert prev["mode"] == "kahn" and not prev["P"]
-    assert steps > 150
-    if reuse:  # some axles did start from a blade copy
-        assert any(lbl[3] != len(srcs_) for srcs_, lbl in _starts(rng))
+    inputs = [list(m) for n in range(1, 5) for m in register_maps(n)]
+    inputs += [_random_srcs(rng, rng.randint(5, 7)) for _ in range(60)]
+    steps = blade_saves = 0
+    for srcs in inputs:
+        out, trace = _wm_run(srcs, fn)
+        assert px_wm.windmill_agrees(srcs, trace, out, reuse) == [], srcs
+        steps += len(trace)
+        blade_saves += sum(1 for t in trace if t.label == "start" and t.saved != len(srcs))
+    assert steps > 1000
+    assert (blade_saves > 0) == reuse  # mincopy's blade-copy path is exercised
 
 
-def _starts(rng):
-    for _ in range(40):
-        n = rng.randint(2, 6)
-        srcs = _random_srcs(rng, n)
-        for lbl, _ in pp.windmill_trace(srcs, reuse_blade=True):
-            if isinstance(lbl, tuple) and lbl[0] == "start":
-                yield srcs, lbl
+def test_windmill_trace_changes_nothing():
+    for n in range(1, 5):
+        for srcs in register_maps(n):
+            pm = ParallelMove.from_map(srcs, temps=[n])
+            for fn in (parmove.windmill, parmove.mincopy):
+                assert fn(pm, trace=[]) == fn(pm)
 
 
 def test_windmill_python_invariant_can_fail():
     srcs = [1, 2, 0]
-    trace = list(pp.windmill_trace(srcs))
-    label, st = trace[0]
+    out, trace = _wm_run(srcs, parmove.windmill)
+    label, st = px_wm.windmill_snapshot(srcs, trace[0], out)
     assert label[0] == "start"
-    assert "A1" in pp.windmill_invariant_py(srcs, dict(st, cur=[0, 1, 2, 1]))
+    assert "A1" in px_wm.windmill_invariant_py(srcs, dict(st, cur=[0, 1, 2, 1]))
+
+
+def _wm_rejected(fn, reuse):
+    for n in range(1, 5):
+        for srcs in register_maps(n):
+            out, trace = _wm_run(list(srcs), fn)
+            problems = px_wm.windmill_agrees(list(srcs), trace, out, reuse)
+            assert isinstance(problems, list)
+            if problems:
+                return srcs, problems
+    return None
+
+
+@pytest.mark.parametrize("name", [m.name for m in CORE.values()
+                                  if m.family in ("windmill", "mincopy")])
+def test_windmill_agreement_rejects_wrong_steps(name):
+    m = CORE[name]
+    assert _wm_rejected(mutants.run(m), m.family == "mincopy"), name
+
+
+@pytest.mark.parametrize("mutant", TRACE_WINDMILL, ids=lambda m: m.name)
+def test_windmill_agreement_rejects_wrong_trace_labels(mutant):
+    fn, real = mutants.run(mutant), getattr(parmove, mutant.entry)
+    for srcs in register_maps(3):  # the output is unchanged: only the trace lies
+        pm = ParallelMove.from_map(srcs, temps=[3])
+        assert fn(pm) == real(pm)
+    assert _wm_rejected(fn, mutant.entry == "mincopy"), mutant.name
 
 
 def test_windmill_symbolic_small_n_and_mutants():
-    assert pp.windmill_symbolic(4)[0] == PROVED
-    assert pp.windmill_symbolic(3, mutant="no_save")[0] == COUNTEREXAMPLE
-    assert pp.windmill_symbolic(3, mutant="restore_from_axle")[0] == COUNTEREXAMPLE
+    assert px_wm.windmill_symbolic(4)[0] == PROVED
+    assert px_wm.windmill_symbolic(3, mutant="no_save")[0] == COUNTEREXAMPLE
+    assert px_wm.windmill_symbolic(3, mutant="restore_from_axle")[0] == COUNTEREXAMPLE
     mc = dict(algorithm="mincopy")
-    assert pp.windmill_symbolic(4, **mc)[0] == PROVED
-    assert pp.windmill_symbolic(3, mutant="copy_is_source", **mc)[0] == COUNTEREXAMPLE
-    assert pp.windmill_symbolic(3, mutant="restore_from_axle", **mc)[0] == COUNTEREXAMPLE
+    assert px_wm.windmill_symbolic(4, **mc)[0] == PROVED
+    assert px_wm.windmill_symbolic(3, mutant="copy_is_source", **mc)[0] == COUNTEREXAMPLE
+    assert px_wm.windmill_symbolic(3, mutant="restore_from_axle", **mc)[0] == COUNTEREXAMPLE
