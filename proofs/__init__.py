@@ -1,7 +1,12 @@
 """Machine-checked claims about the algorithms in ``verified/``.
 
-One module per algorithm, under the same name as in ``verified/``:
+One module per algorithm, under the same name as in ``verified/``, and
+one shared harness:
 
+* ``proofs/common.py``: ``prove`` (every Z3 query), the ``Ledger`` a row's
+  result is computed from, witnesses, and the encoding helpers (``mux``,
+  ``finite_sort``, ``run_lemma``); its own rows check that a timed-out
+  vacuity check is unknown and an unsatisfiable witness vacuous;
 * ``proofs/semantics_z3.py``: the Z3 encoding of the semantics (symbolic
   initial values; temp, swap and permi models) and its cross-check against
   the one Python interpreter ``verified.semantics.execute``;
@@ -15,7 +20,11 @@ One module per algorithm, under the same name as in ``verified/``:
   mincopy: the symbolic step system, enumerated whole-algorithm proofs);
 * ``proofs/xchg.py``: ``verified.xchg`` (the corrected algorithm's step
   lemma and bounded proofs; the counterexample to the published one);
-* ``proofs/optimality.py``: lower bounds by bounded synthesis;
+* ``proofs/optimality.py``: lower bounds by bounded synthesis, and the
+  bound reached in the same encoding;
+* ``proofs/permi_claims.py``: GREEDY's Lemmas 3 and 5 (Z3) and DP ==
+  search (enumerated);
+* ``proofs/ssra_states.py``: each allocator step shape, every N >= 2;
 * ``proofs/xor_swap.py``: three XORs swap two 64-bit registers.
 
 Every module exposes ``claims() -> list[dict]`` with dicts
