@@ -4,7 +4,7 @@ Every bounded proof in ``proofs/`` that runs a sequence of operations runs it
 through ``step`` below, and this encoding is cross-checked against the one
 Python interpreter (``verified.semantics.execute`` via
 ``verified.oracle.implements``) on thousands of random cases, legal and
-illegal (``cross_check``; ``tests/test_proofs_semantics.py`` runs it in
+illegal (``cross_check``; ``tests/proofs/test_proofs.py`` runs it in
 ``make test``).  It is an encoding of the Python semantics, not a second
 definition: where the two could differ, the Python one is the reference and
 the cross-check is how we know they agree.
@@ -19,7 +19,7 @@ Encoding (bounded: a fixed list of ``L`` locations 0..L-1):
   over) or ``(PERM, pairs)`` with a concrete list of (dst, src) pairs whose
   locations may be symbolic;
 * a location read or written at a symbolic index is an If-chain over the L
-  locations (DESIGN.md: ~10x faster than the array theory here);
+  locations (measured ~10x faster than the array theory here);
 * ``legal`` says the operation exists in the model and names only locations
   of the register file or declared temporaries (the oracle's two legality
   checks); ``implements`` is the oracle's contract ("all" or "loops").

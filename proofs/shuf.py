@@ -3,7 +3,7 @@
 THE INVARIANT (the same one, three places):
 
 * Python, checked at run time in the tests: ``verified.shuf._check_invariant``
-  (``tests/test_proofs_shuf.py`` calls it after every action of random runs);
+  (``tests/proofs/test_proofs.py`` checks it after every action of random runs);
 * Z3, unbounded: ``invariant`` below (arrays over an uninterpreted sort);
 * Z3, bounded bit-vectors: ``bv_invariant`` below (the same clauses on
   n-bit masks).
@@ -35,7 +35,7 @@ What is proved here:
    What they do NOT cover alone: that the walk always finds a MOVE or SWAP
    while work remains and stops within ``count`` iterations (that is the
    finite walk, proved for each n in 2.), and that the Python code is this
-   step (tests/test_proofs_shuf.py runs both side by side).
+   step (tests/proofs/test_proofs.py runs both side by side).
 2. ``whole_algorithm(n)`` (BOUNDED, every input on n slots): the same
    invariant on n-bit masks and the actual deterministic walk (ctz, the
    ``visited`` mask, the ``while i < count`` loop, unrolled 2n + 1 times)
@@ -44,8 +44,15 @@ What is proved here:
    or None exactly when every mask is empty; every step preserves Inv and
    strictly drops the total bit count; Inv and all-empty => every slot
    holds want.  By induction on the number of actions this is "shuf_srcs's
-   output implements every move on n slots" (with the swap-model length
-   bound coming from the exhaustive tests, not from here).
+   output implements every move on n slots".  Length (ghost count): each
+   action drops the bit count by exactly the slots it satisfies (one, or
+   two for a swap that sends both home), so the output has non-loop moves
+   - (such swaps) operations; that this is non-loop - cycles comes from the
+   exhaustive tests and the registry, not from here.  Witnesses: the
+   highest slot as a source, fan-out.  n = 16 and 24 by slot-renaming
+   symmetry (``whole_algorithm(symmetric=True)``, a stated hypothesis).
+3. ``real_shuf_agrees`` (TESTED): the real ``Shuf`` next to the Z3 model,
+   step by step, on 17..24 slots (beyond any 16-bit mask).
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
 # ---------------------------------------------------------------------------
 #
 # THE INVARIANT (the same one, twice):
-#   * Python, checked at run time by tests/test_proofs_symbolic.py on random
+#   * Python, checked at run time by tests/proofs/test_proofs_symbolic.py on random
 #     runs of the real algorithm: ``invariant_py`` below;
 #   * Z3, on n registers with symbolic srcs[0..n-1]: ``inv_kahn`` /
 #     ``inv_between`` / ``inv_walk`` below (the same clauses, the same names).
