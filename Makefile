@@ -27,9 +27,12 @@ test-slow: $(STAMP)
 test-huge: $(STAMP)
 	$(BIN)/python -m pytest -q -s -m huge
 
-## make proofs: Z3 proofs; prints the table claim / n / result / seconds.
+## make proofs: Z3 proofs; prints the table claim / n / result / seconds
+## (docs/proofs.md), then checks each planted bug of mutants/proofs.py is
+## caught (python -m proofs --mutants --quick).
 proofs: $(STAMP)
 	$(BIN)/python -m proofs
+	$(BIN)/python -m proofs --mutants --quick
 
 ## make crosshair: CrossHair over every public algorithm's contracts.
 crosshair: $(STAMP)

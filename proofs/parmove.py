@@ -1,38 +1,11 @@
-"""Proofs of ``verified.parmove`` (leroy, leroy_iterative, windmill, mincopy).
+"""Proofs of ``verified.algorithms.windmill`` (windmill, mincopy).  Leroy's
+rule system and the refinement check of ``leroy``/``leroy_iterative`` are
+in ``proofs/leroy.py``.
 
-1. UNBOUNDED (every register count; locations are an uninterpreted sort):
-   the rules of Rideau, Serpette and Leroy's non-deterministic system
-   (CompCert ``lib/Parmov.v``: nop, start, push, loop, pop, last) on states
-   (mu = moves to do, sigma = the stack of moves being moved, tau = moves
-   emitted).  For each rule: it preserves the well-formedness invariant
-   (mu ++ sigma has distinct destinations; no temporary in mu; none in sigma
-   except the last move's source; sigma is a path: each move's source is
-   the destination of the move below it) and the meaning of the state (for
-   every location that is not a temporary, running the emitted moves and
-   then mu ++ sigma in parallel gives the same value as before the rule),
-   and strictly decreases the measure
-       2 * (2 |mu| + |sigma|) + [sigma non-empty and its last source is not
-       a temporary]
-   (our own: CompCert's 2|mu| + |sigma| does not drop on ``loop``).  Side
-   condition we add to ``loop`` for the measure: the last source is not a
-   temporary yet (Leroy's algorithm breaks each cycle once).
-   Encoding: mu is a pair of arrays (has a move into d; its source) plus a
-   ghost counter |mu| that a rule decrements by exactly one when it removes
-   a move present in mu (so it is |mu| by construction and never negative;
-   Z3 is not asked to prove that cardinality fact);
-   sigma is two Int-indexed arrays (sources, destinations) and a length,
-   with a ghost position array (destination -> index) that makes "d is a
-   destination of sigma" quantifier-free.
-   NOT covered by these lemmas: that some rule applies whenever mu or sigma
-   is non-empty (progress), and that ``leroy``'s recursion is an instance of
-   the rules; the whole-algorithm claims below are where ``leroy`` itself
-   is checked.  The Python code does not assert this invariant at run time
-   (its run-time contract is the postcondition ``oracle.ensure`` in
-   ``verified/parmove.py``).
-3. BOUNDED, SYMBOLIC input (section 3 below): windmill's and mincopy's
+1. BOUNDED, SYMBOLIC input (section 3 below): windmill's and mincopy's
    step systems on n registers + 1 temporary, by induction, with the
    invariant in Z3 and in Python (``windmill_invariant_py``); n = 8 in
-   ``make proofs``.  leroy and leroy_iterative have no symbolic proof yet.
+   ``make proofs``.
 2. BOUNDED, inputs enumerated (not symbolic): for every move on n registers
    (all n**n maps, self-moves included) and one temporary, the Python
    algorithm's output implements the move, proved per input with the Z3
@@ -44,192 +17,33 @@ from __future__ import annotations
 
 import z3
 
-from verified.algorithms import leroy as _leroy, windmill as _windmill
+from verified.algorithms import windmill as _windmill
+from verified.algorithms.optimum import moves_plus_bare_cycles, moves_plus_cycles
 
-from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
+from .common import ENUMERATED, PROVED, REFUTED, Ledger, as_int, combine, mux, prove, row
 from .semantics_z3 import exhaustive
 
-Loc = z3.DeclareSort("Loc")
-V = z3.DeclareSort("PVal")
-_FINITE: dict = {}
-
-
-def finite_locs(k: int):
-    if k not in _FINITE:
-        _FINITE[k] = z3.EnumSort(f"Loc{k}", [f"l{j}" for j in range(k)])[0]
-    return _FINITE[k]
-
-
-class St:
-    """A symbolic state over location sort L."""
-
-    def __init__(self, L, tag: str, temp, is_temp):
-        I = z3.IntSort()
-        self.L = L
-        self.mu = z3.Const(f"mu_{tag}", z3.ArraySort(L, z3.BoolSort()))
-        self.msrc = z3.Const(f"msrc_{tag}", z3.ArraySort(L, L))
-        self.mcount = z3.Int(f"mcount_{tag}")
-        self.Ss = z3.Const(f"Ss_{tag}", z3.ArraySort(I, L))
-        self.Sd = z3.Const(f"Sd_{tag}", z3.ArraySort(I, L))
-        self.k = z3.Int(f"k_{tag}")
-        self.pos = z3.Const(f"pos_{tag}", z3.ArraySort(L, I))
-        self.e = z3.Const(f"e_{tag}", z3.ArraySort(L, V))
-        self.temp, self.is_temp = temp, is_temp
-
-    def copy(self, **kw):
-        new = object.__new__(St)
-        new.__dict__.update(self.__dict__)
-        new.__dict__.update(kw)
-        return new
-
-    def in_sigma(self, x):
-        p = self.pos[x]
-        return z3.And(0 <= p, p < self.k, self.Sd[p] == x)
-
-    def par(self, x):
-        """Value of x after running mu ++ sigma in parallel from e."""
-        return z3.If(self.mu[x], self.e[self.msrc[x]],
-                     z3.If(self.in_sigma(x), self.e[self.Ss[self.pos[x]]], self.e[x]))
-
-    def wf(self):
-        x = z3.Const("wx", self.L)
-        j = z3.Int("wj")
-        it = self.is_temp
-        in_stack = z3.And(0 <= j, j < self.k)
-        return z3.And(
-            self.k >= 0,
-            z3.ForAll([j], z3.Implies(in_stack, self.pos[self.Sd[j]] == j)),   # distinct dsts
-            z3.ForAll([x], z3.Not(z3.And(self.mu[x], self.in_sigma(x)))),      # mill
-            z3.ForAll([x], z3.Implies(self.mu[x],                              # no temp in mu
-                                      z3.And(z3.Not(it(x)), z3.Not(it(self.msrc[x]))))),
-            z3.ForAll([j], z3.Implies(in_stack, z3.Not(it(self.Sd[j])))),      # temp_last
-            z3.ForAll([j], z3.Implies(z3.And(1 <= j, j < self.k),
-                                      z3.Not(it(self.Ss[j])))),
-            z3.ForAll([j], z3.Implies(z3.And(1 <= j, j < self.k),              # is_path
-                                      self.Ss[j] == self.Sd[j - 1])),
-        )
-
-    def measure(self):
-        last_plain = z3.And(self.k > 0, z3.Not(self.is_temp(self.Ss[0])))
-        return 2 * (2 * self.mcount + self.k) + z3.If(last_plain, 1, 0)
-
-
-def _no_read(st, d):
-    y = z3.Const("nry", st.L)
-    return z3.ForAll([y], z3.Implies(st.mu[y], st.msrc[y] != d))
-
-
-def rule(name: str, st: St, mutant=None):
-    """(side conditions, next state) of one rule; fresh constants name the
-    rule's parameters (the move it takes)."""
-    L = st.L
-    r, s, d = z3.Consts(f"{name}_r {name}_s {name}_d", L)
-    top = st.k - 1
-    if name == "nop":
-        side = [st.mu[r], st.msrc[r] == r]
-        return side, st.copy(mu=z3.Store(st.mu, r, False), mcount=st.mcount - 1)
-    if name == "start":
-        side = [st.k == 0, st.mu[d], st.msrc[d] == s]
-        return side, st.copy(mu=z3.Store(st.mu, d, False), mcount=st.mcount - 1,
-                             Ss=z3.Store(st.Ss, 0, s), Sd=z3.Store(st.Sd, 0, d),
-                             k=z3.IntVal(1), pos=z3.Store(st.pos, d, 0))
-    if name == "push":
-        # a move r <- Sd[top] of mu reads the top's destination: push it
-        side = [st.k > 0, st.mu[r], st.msrc[r] == st.Sd[top]]
-        return side, st.copy(mu=z3.Store(st.mu, r, False), mcount=st.mcount - 1,
-                             Ss=z3.Store(st.Ss, st.k, st.Sd[top]),
-                             Sd=z3.Store(st.Sd, st.k, r), k=st.k + 1,
-                             pos=z3.Store(st.pos, r, st.k))
-    if name == "loop":
-        s0 = st.Ss[0]
-        side = [st.k > 0, z3.Not(st.is_temp(s0))]
-        t = st.temp(s0)
-        saved = st.e[st.Sd[0]] if mutant == "loop_saves_dst" else st.e[s0]
-        return side, st.copy(e=z3.Store(st.e, t, saved), Ss=z3.Store(st.Ss, 0, t))
-    if name == "pop":
-        d1, s1 = st.Sd[top], st.Ss[top]
-        side = [st.k >= 2, d1 != st.Ss[0]]
-        if mutant != "pop_without_no_read":
-            side.append(_no_read(st, d1))
-        return side, st.copy(e=z3.Store(st.e, d1, st.e[s1]), k=st.k - 1)
-    if name == "last":
-        d0, s0 = st.Sd[0], st.Ss[0]
-        side = [st.k == 1]
-        if mutant != "last_without_no_read":
-            side.append(_no_read(st, d0))
-        return side, st.copy(e=z3.Store(st.e, d0, st.e[s0]), k=z3.IntVal(0))
-    raise ValueError(name)
-
-
-RULES = ("nop", "start", "push", "loop", "pop", "last")
-
-
-def lemma_rule(name: str, L, timer: Timer, mutant=None, timeout_ms=60_000) -> str:
-    temp = z3.Function("temp", L, L)
-    is_temp = z3.Function("is_temp", L, z3.BoolSort())
-    q = z3.Const("q", L)
-    st = St(L, "0", temp, is_temp)
-    side, nxt = rule(name, st, mutant)
-    x = z3.Const("x", L)
-    hyp = [z3.ForAll([q], is_temp(temp(q))), st.wf(), *side]
-    goal = z3.And(
-        nxt.wf(),
-        z3.ForAll([x], z3.Implies(z3.Not(is_temp(x)), nxt.par(x) == st.par(x))),
-        nxt.measure() < st.measure(),
-    )
-    return prove(goal, hyp, timeout_ms, timer)[0]
-
-
-def run_rule(name: str, mutant=None) -> tuple[str, float]:
-    """Unbounded attempt first; if it does not prove, search finite location
-    sets (1..4 locations) for a genuine counterexample."""
-    t = Timer()
-    r = lemma_rule(name, Loc, t, mutant, 60_000 if mutant is None else 3_000)
-    if r == PROVED:
-        return r, t.seconds
-    for k in range(1, 5):
-        if lemma_rule(name, finite_locs(k), t, mutant, 20_000) == COUNTEREXAMPLE:
-            return COUNTEREXAMPLE, t.seconds
-    return UNKNOWN, t.seconds
-
-
-def unbounded_claims() -> list[dict]:
-    rows = []
-    for name in RULES:
-        r, secs = run_rule(name)
-        rows.append(claim(f"Leroy rule {name}: keeps well-formedness and the meaning on "
-                          f"non-temporaries, measure drops [unbounded]", None, r, secs))
-    for name, mut, text in [
-        ("pop", "pop_without_no_read", "pop without 'nobody in mu reads d'"),
-        ("loop", "loop_saves_dst", "loop saves the destination into the temporary"),
-    ]:
-        r, secs = run_rule(name, mut)
-        rows.append(claim(f"MUTANT {mut}: rule {text} [unbounded]", None, r, secs,
-                          expect=COUNTEREXAMPLE))
-    return rows
-
-
 ALGORITHMS = [
-    ("leroy", _leroy.leroy),
-    ("leroy_iterative", _leroy.leroy_iterative),
-    ("windmill", _windmill.windmill),
-    ("mincopy", _windmill.mincopy),
+    ("windmill", _windmill.windmill, moves_plus_cycles, "non-loop moves + cycles"),
+    ("mincopy", _windmill.mincopy, moves_plus_bare_cycles, "non-loop moves + bare cycles"),
 ]
 
 
 def bounded_claims(ns) -> list[dict]:
     rows = []
-    for name, fn in ALGORITHMS:
+    for name, fn, bound, bound_text in ALGORITHMS:
         for n in ns:
-            t = Timer()
+            t = Ledger()
             import time as _time
             t0 = _time.perf_counter()
-            r, cex = exhaustive(fn, n, "temp", 1, t)
+            r, cex = exhaustive(getattr(_windmill, fn.__name__), n, "temp", 1, t,
+                                length=bound)
             wall = _time.perf_counter() - t0
-            rows.append(dict(claim(
-                f"{name}: output implements every move on n registers + 1 temporary "
-                f"(inputs enumerated, each output proved by Z3; {wall:.1f} s wall)",
-                n, r, t.seconds, detail=cex), family=f"{name} (enumerated)"))
+            rows.append(row(
+                f"{name}: output implements every move on n registers + 1 temporary, in "
+                f"exactly {bound_text} operations (inputs enumerated, each output proved "
+                f"by Z3; {wall:.1f} s wall)", n, t, kind=ENUMERATED, detail=cex,
+                family=f"{name} (enumerated)"))
     return rows
 
 
@@ -238,12 +52,11 @@ def mutant_claims(n: int = 3) -> list[dict]:
     from mutants.core import BY_NAME
 
     rows = []
-    for name, fn in [("leroy_no_cycle", mutants.run(BY_NAME["leroy_no_cycle"])),
-                     ("mincopy_wrong_blade", mutants.run(BY_NAME["mincopy_restore_from_axle"]))]:
-        t = Timer()
+    for name, fn in [("mincopy_wrong_blade", mutants.run(BY_NAME["mincopy_restore_from_axle"]))]:
+        t = Ledger()
         r, cex = exhaustive(fn, n, "temp", 1, t)
-        rows.append(claim(f"MUTANT {name}: bounded whole-algorithm check", n, r, t.seconds,
-                          expect=COUNTEREXAMPLE, detail=cex))
+        rows.append(row(f"MUTANT {name}: bounded whole-algorithm check", n, t,
+                        kind=ENUMERATED, expect=REFUTED, detail=cex))
     return rows
 
 
@@ -263,12 +76,16 @@ def symbolic_claims(ns, budget: float = 60.0) -> list[dict]:
     rows = []
     for algo in ("windmill", "mincopy"):
         for n in ns:
-            r, secs = windmill_symbolic(n, timeout_ms=int(budget * 1000), algorithm=algo)
-            rows.append(dict(claim(
+            led = Ledger()
+            windmill_symbolic(n, timeout_ms=int(budget * 1000), algorithm=algo, ledger=led)
+            rows.append(row(
                 f"{algo} step system ({_SYSTEM[algo]}): every maximal run implements the "
-                f"move (symbolic input, n = {n} + 1 temporary; induction: init, each step "
-                "keeps the invariant and drops the measure, progress, done)",
-                n, r, secs), family=f"{algo} (symbolic input, step system)"))
+                f"move in non-loop moves + (axles saved in the temporary) operations "
+                f"(ghost count) (symbolic input, n = {n} + 1 temporary; induction: init, "
+                "each step keeps the invariant and drops the measure, progress, done; "
+                "witnesses: fan-out, highest register a source, both axle branches"
+                + (", a blade copy saves the axle" if algo == "mincopy" else "") + ")",
+                n, led, family=f"{algo} (symbolic input, step system)"))
     return rows
 
 
@@ -279,15 +96,16 @@ def symbolic_mutant_claims(n: int = 4) -> list[dict]:
             ("windmill", "restore_from_axle", "closes the axle from c0, not the temporary"),
             ("mincopy", "copy_is_source", "records the axle location as its own blade copy"),
             ("mincopy", "restore_from_axle", "closes the axle from c0, not the saved copy")]:
-        r, secs = windmill_symbolic(n, mutant=mut, algorithm=algo)
-        rows.append(claim(f"MUTANT {algo}_{mut}: {text} (symbolic input, n = {n}, "
-                          "whole-algorithm induction)", n, r, secs, expect=COUNTEREXAMPLE))
+        led = Ledger()
+        windmill_symbolic(n, mutant=mut, algorithm=algo, ledger=led)
+        rows.append(row(f"MUTANT {algo}_{mut}: {text} (symbolic input, n = {n}, "
+                        "whole-algorithm induction)", n, led, expect=REFUTED))
     return rows
 
 
 def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
     ns = (3,) if quick else WINDMILL_NS + (WINDMILL_MOONSHOT_NS if moonshot else ())
-    return (unbounded_claims() + bounded_claims((3,) if quick else (5,)) + mutant_claims()
+    return (bounded_claims((3,) if quick else (5,)) + mutant_claims()
             + symbolic_claims(ns) + symbolic_mutant_claims(3 if quick else 4))
 
 
@@ -301,8 +119,9 @@ if __name__ == "__main__":
 # ---------------------------------------------------------------------------
 #
 # THE INVARIANT (the same one, twice): Python ``windmill_invariant_py``
-# (checked by tests/test_proofs_symbolic.py between the consecutive
-# operations of the real ``windmill`` on random inputs) and Z3
+# (checked by tests/proofs/test_proofs_symbolic.py, ``windmill_agrees``,
+# after every operation of the real ``windmill``/``mincopy``, reported by
+# their ``trace=`` hook) and Z3
 # ``wm_invariant`` below.  Registers 0..n-1, the temporary T = n; srcs[d]
 # symbolic in 0..n-1 (srcs[d] == d: no move into d); cur[l] = the original
 # register whose value l holds; P = the moves not yet written.
@@ -320,7 +139,7 @@ if __name__ == "__main__":
 #   A5  P[y] and A[srcs[y]] => A[y]               (no pending blade reads A)
 #   A6  P[y] and srcs[y] == x => x == c0;   x != c0 => not P[c0]
 #
-# Steps (the windmill system; ``verified.parmove.windmill`` takes one of
+# Steps (the windmill system; ``verified.algorithms.windmill.windmill`` takes one of
 # them at every operation, which the test checks):
 #   kahn d:  P[d], no pending y reads d   -> mov d <- srcs[d]
 #   start c0 with A: P[c0], A[c0], A <= P, srcs maps A into A injectively,
@@ -336,7 +155,8 @@ if __name__ == "__main__":
 # of the system implements the move.
 # NOT proved: that Python's control flow (analyse's components and cycles,
 # one windmill after the other) only takes these steps and stops only when
-# P is empty; the test checks it on random inputs, step by step.
+# P is empty; the test checks it through the trace hook, exhaustively on
+# n <= 4 and on random inputs, step by step.
 
 
 def _wm_vars(n, tag=""):
@@ -347,13 +167,7 @@ def _wm_vars(n, tag=""):
     return P, A, cur
 
 
-def _wmux(xs, j):
-    if isinstance(j, int):
-        return xs[j]
-    v = xs[-1]
-    for k in range(len(xs) - 2, -1, -1):
-        v = z3.If(j == k, xs[k], v)
-    return v
+_wmux = mux
 
 
 def _m1(P, cur, srcs, n):
@@ -462,19 +276,38 @@ def mincopy_start(P, cur, srcs, n, c0, b, mutant=None):
 _DEBUG = False
 
 
+def _count(P, ops, saves, srcs, n):
+    """The length invariant (ghost counters ops, saves): every emitted
+    operation writes a pending move or saves an axle in the temporary, so
+    ops + |P| == non-loop moves + saves; at the end ops == non-loop + saves."""
+    return ops + z3.Sum([z3.If(p, 1, 0) for p in P]) == \
+        z3.Sum([z3.If(srcs[y] != y, 1, 0) for y in range(n)]) + saves
+
+
+def _wfanout(srcs, n, P):
+    return z3.Or(*[z3.And(P[y], P[z], srcs[y] == srcs[z])
+                   for y in range(n) for z in range(y + 1, n)] or [z3.BoolVal(False)])
+
+
 def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
-                      algorithm: str = "windmill") -> tuple[str, float]:
-    """windmill's (or, with algorithm="mincopy", mincopy's) step system."""
-    timer = Timer()
+                      algorithm: str = "windmill",
+                      ledger: Ledger | None = None) -> tuple[str, float]:
+    """windmill's (or, with algorithm="mincopy", mincopy's) step system.
+    Witnesses (satisfiable with the query's hypotheses, else vacuous):
+    fan-out and the highest register as a source at init, fan-out among
+    pending moves at a Kahn step, both branches of an axle step, and for
+    mincopy an axle saved in a blade copy."""
+    timer = ledger if ledger is not None else Ledger()
     mc = algorithm == "mincopy"
     w = max(1, n.bit_length())
     srcs = [z3.BitVec(f"wsrcs_{x}", w) for x in range(n)]
     rng = [z3.ULT(s, n) for s in srcs] if (1 << w) != n else []
     results = []
+    ops, saves = z3.Ints("wops wsaves")
 
-    def ob(goal, hyp):
+    def ob(goal, hyp, **kw):
         t0 = timer.seconds
-        results.append(prove(goal, hyp, timeout_ms, timer)[0])
+        results.append(prove(goal, hyp, timeout_ms, timer, **kw)[0])
         if _DEBUG and timer.seconds - t0 > 0.3:
             print("windmill_symbolic:", len(results), results[-1], f"{timer.seconds - t0:.2f} s")
         return results[-1] == PROVED
@@ -484,20 +317,28 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
     # init
     P0 = [srcs[y] != y for y in range(n)]
     cur0 = [z3.BitVecVal(y, w) for y in range(n)] + [cur[n]]
-    if not ob(wm_inv_kahn(P0, cur0, srcs, n), rng):
+    top = {"fan-out present": _wfanout(srcs, n, P0),
+           "the highest register is a source": z3.Or(
+               *[as_int(srcs[y]) == n - 1 for y in range(n - 1)] or [z3.BoolVal(False)])}
+    if not ob(z3.And(wm_inv_kahn(P0, cur0, srcs, n), _count(P0, 0, 0, srcs, n)), rng,
+              witnesses=top if n > 1 else None):
         return combine(results), timer.seconds
-    K = [wm_inv_kahn(P, cur, srcs, n), *rng, *crng]
+    K = [wm_inv_kahn(P, cur, srcs, n), _count(P, ops, saves, srcs, n), *rng, *crng]
     # kahn steps
     for d in range(n):
         side, P2, cur2 = wm_kahn_step(P, cur, srcs, n, d)
-        if not ob(z3.And(wm_inv_kahn(P2, cur2, srcs, n), _size(P2) < _size(P)), K + side):
+        wit = {"fan-out among pending moves": _wfanout(srcs, n, P)} if d == 0 and n > 2 else None
+        if not ob(z3.And(wm_inv_kahn(P2, cur2, srcs, n), _size(P2) < _size(P),
+                         _count(P2, ops + 1, saves, srcs, n)), K + side, witnesses=wit):
             return combine(results), timer.seconds
     # progress and done
     ready = z3.Or(*[z3.And(*wm_kahn_step(P, cur, srcs, n, d)[0]) for d in range(n)])
     axle = z3.Or(*[z3.And(*wm_start_side(P, P, srcs, n, c)) for c in range(n)])
     if not ob(z3.Or(z3.And(*[z3.Not(p) for p in P]), ready, axle), K):
         return combine(results), timer.seconds
-    if not ob(z3.And(*[cur[y] == srcs[y] for y in range(n)]), K + [z3.Not(p) for p in P]):
+    nonloop = z3.Sum([z3.If(srcs[y] != y, 1, 0) for y in range(n)])
+    if not ob(z3.And(*[cur[y] == srcs[y] for y in range(n)], ops == nonloop + saves),
+              K + [z3.Not(p) for p in P]):
         return combine(results), timer.seconds
     # axle start (measure: 2|P| + 1 in kahn mode, 2|P| in axle mode, so the
     # start drops it by one with P unchanged: nothing to ask)
@@ -507,96 +348,91 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
         if mc:
             bside, cur2 = mincopy_start(P, cur, srcs, n, c0, b, mutant)
             side = side + bside
+            saved = z3.If(b == n, 1, 0)
         else:
             cur2 = wm_start(cur, n, c0, mutant)
-        if not ob(wm_inv_axle(P, A, cur2, srcs, n, c0, c0, b), K + side):
+            saved = 1
+        wit = {"a blade copy saves the axle": b != n} if mc and c0 == 0 and n > 2 else None
+        if not ob(z3.And(wm_inv_axle(P, A, cur2, srcs, n, c0, c0, b),
+                         _count(P, ops + saved, saves + saved, srcs, n)), K + side,
+                  witnesses=wit):
             return combine(results), timer.seconds
     # axle steps
     for c0 in range(n):
         for x in range(n):
-            hyp = [wm_inv_axle(P, A, cur, srcs, n, c0, x, b), *rng, *crng]
+            hyp = [wm_inv_axle(P, A, cur, srcs, n, c0, x, b), _count(P, ops, saves, srcs, n),
+                   *rng, *crng]
             closing, P2, A2, cur2, x2 = wm_axle_step(P, A, cur, srcs, n, c0, x, mutant, b)
+            counted = _count(P2, ops + 1, saves, srcs, n)
             goal = z3.And(
                 z3.Implies(closing, z3.And(wm_inv_kahn(P2, cur2, srcs, n),
-                                           _size(P2) + 1 < _size(P))),
+                                           _size(P2) + 1 < _size(P), counted)),
                 z3.Implies(z3.Not(closing), z3.And(wm_inv_axle(P2, A2, cur2, srcs, n, c0, x2, b),
-                                                   _size(P2) < _size(P))))
-            if not ob(goal, hyp):
+                                                   _size(P2) < _size(P), counted)))
+            if not ob(goal, hyp, branches=(c0, x) == (0, 1) and n > 2):
                 return combine(results), timer.seconds
     return combine(results), timer.seconds
 
 
-def windmill_trace(srcs: list[int], reuse_blade: bool = False):
-    """``verified.parmove.windmill`` on d <- srcs[d] (temporary n), re-run
-    line by line (``_blades_then_axle`` with reuse_blade=False, one windmill
-    after the other) with its state exposed.  Yields (label, snapshot) after
-    every operation: ("kahn", d), ("start", c0, A) for ``mov T <- c0``,
-    "axle" for the axle's moves; the test compares the operations with the
-    real ``windmill``'s output.  With ``reuse_blade``: ``mincopy`` (the axle
-    starts at a cycle location with a blade copy, saved there, no
-    ``mov T <- c0``; the label is then ("start", c0, A, b))."""
-    from collections import deque as _deque
-
-    from verified.core.graph import analyse
-    from verified.core.semantics import Mov, ParallelMove, execute
+def windmill_snapshot(srcs: list[int], step, ops: list) -> tuple[object, dict]:
+    """A ``Step`` of the real ``windmill``/``mincopy``'s ``trace=`` hook (on
+    d <- srcs[d], temporary n) as (the label of section 3's step system,
+    its state): ("kahn", d), ("start", c0, A, saved) or "axle"; the state's
+    P = the unwritten destinations, cur from the emitted operations (the one
+    interpreter), and in an axle c0, the hole x, A = the axle's unwritten
+    locations, b = where c0's value is saved."""
+    from verified.core.semantics import execute
 
     n = len(srcs)
-    pm = ParallelMove.from_map(srcs, temps=[n])
-    out: list = []
-    P = {d for d in range(n) if srcs[d] != d}
-    mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set(), "b": n}
+    values = execute(ops[:step.emitted])
+    st = {"mode": "axle" if step.hole is not None else "kahn", "P": set(step.unwritten),
+          "cur": [values.get(x, x) for x in range(n + 1)], "A": set(), "c0": 0, "x": 0,
+          "b": n}
+    if step.hole is not None:
+        st.update(c0=step.axle[0], x=step.hole, A=set(step.axle) & set(step.unwritten),
+                  b=step.saved)
+    if step.label == "kahn":
+        return ("kahn", step.at), st
+    if step.label == "start":
+        return ("start", step.at, set(step.axle), step.saved), st
+    return "axle", st
 
-    def snap():
-        st = execute(out)
-        return dict(mode, P=set(P), A=set(mode["A"]) & P,
-                    cur=[st.get(x, x) for x in range(n + 1)], ops=list(out))
 
-    for w in analyse(pm).windmills:
-        moves, cycle = w.moves, w.cycle
-        pending_reads: dict[int, int] = {}
-        for _, s in moves:
-            pending_reads[s] = pending_reads.get(s, 0) + 1
-        source_of = dict(moves)
-        ready = _deque(d for d, _ in moves if pending_reads.get(d, 0) == 0)
-        done: set[int] = set()
-        copy_of: dict[int, int] = {}
-        on_cycle = set(cycle)
-        while ready:
-            d = ready.popleft()
-            s = source_of[d]
-            out.append(Mov(d, s))
-            P.discard(d)
-            done.add(d)
-            if s in on_cycle and d not in on_cycle:
-                copy_of.setdefault(s, d)
-            pending_reads[s] -= 1
-            if pending_reads[s] == 0 and s in source_of and s not in done:
-                ready.append(s)
-            yield ("kahn", d), snap()
-        if not cycle:
-            continue
-        k = len(cycle)
-        start, saved = 0, None
-        if reuse_blade:
-            for i, cc in enumerate(cycle):
-                if cc in copy_of:
-                    start, saved = i, copy_of[cc]
-                    break
-        c = tuple(cycle[start:] + cycle[:start])
-        if saved is None:
-            saved = n
-            out.append(Mov(saved, c[0]))
-        mode = {"mode": "axle", "c0": c[0], "x": c[0], "A": set(c), "b": saved}
-        yield ("start", c[0], set(c), saved), snap()
-        for i in range(k - 1, 0, -1):
-            out.append(Mov(c[(i + 1) % k], c[i]))
-            P.discard(c[(i + 1) % k])
-            mode["x"] = c[i]
-            yield "axle", snap()
-        out.append(Mov(c[1], saved))
-        P.discard(c[1])
-        mode = {"mode": "kahn", "c0": 0, "x": 0, "A": set(), "b": n}
-        yield "axle", snap()
+def windmill_agrees(srcs: list[int], steps: list, ops: list,
+                    reuse_blade: bool = False) -> list[str]:
+    """The real run's trace against section 3: the Python and Z3
+    invariants hold at every state, the Z3 step named by the label maps
+    the previous state to exactly this one (``windmill_z3_agrees``), every
+    operation is one step, and the run ends in kahn mode with nothing
+    unwritten.  Returns the problems (empty: it agrees)."""
+    n = len(srcs)
+    w = max(1, n.bit_length())
+    sv = [z3.BitVecVal(s, w) for s in srcs]
+    prev = {"mode": "kahn", "P": {d for d in range(n) if srcs[d] != d}, "A": set(),
+            "c0": 0, "x": 0, "b": n, "cur": list(range(n + 1))}
+    labelled = [("init", prev)] + [windmill_snapshot(srcs, s, ops) for s in steps]
+    for k, (label, st) in enumerate(labelled):
+        where_ = f"step {k} ({label})"
+        bad = windmill_invariant_py(srcs, st)
+        if bad:
+            return [f"{where_}: Python invariant fails: {bad}"]
+        P = [z3.BoolVal(y in st["P"]) for y in range(n)]
+        cur = [z3.BitVecVal(c % (1 << w), w) for c in st["cur"]]
+        if st["mode"] == "kahn":
+            zinv = wm_inv_kahn(P, cur, sv, n)
+        else:
+            A = [z3.BoolVal(y in st["A"]) for y in range(n)]
+            b = st["b"] if st["b"] == n else z3.BitVecVal(st["b"], w)
+            zinv = wm_inv_axle(P, A, cur, sv, n, st["c0"], st["x"], b)
+        if not z3.is_true(z3.simplify(zinv)):
+            return [f"{where_}: Z3 invariant fails"]
+        if k and not windmill_z3_agrees(srcs, prev, label, st, reuse_blade):
+            return [f"{where_}: the Z3 step does not give this state"]
+        prev = st
+    last = steps[-1].emitted if steps else 0
+    if last != len(ops) or prev["mode"] != "kahn" or prev["P"]:
+        return ["the run does not end with every destination written by its steps"]
+    return []
 
 
 def windmill_invariant_py(srcs: list[int], st: dict) -> list[str]:
@@ -658,13 +494,16 @@ def windmill_z3_agrees(srcs: list[int], prev: dict, label, st: dict,
     else:
         A = [z3.BoolVal(y in prev["A"]) for y in range(n)]
         b = prev.get("b", n)
-        closing, P2, _, cur2, x2 = wm_axle_step(P, A, cur, sv, n, prev["c0"], prev["x"],
+        closing, P2, A2, cur2, x2 = wm_axle_step(P, A, cur, sv, n, prev["c0"], prev["x"],
                                                 b=b if b == n else z3.BitVecVal(b, w))
         side, mode2 = [], "kahn" if z3.is_true(ev(closing)) else "axle"
     if not ok(side) or mode2 != st["mode"]:
         return False
     if mode2 == "axle" and ev(z3.BitVecVal(0, w) + x2).as_long() != st["x"]:
         return False
+    if mode2 == "axle" and not isinstance(label, tuple):  # the axle's unwritten part
+        if {y for y in range(n) if z3.is_true(ev(A2[y]))} != st["A"]:
+            return False
     return ({y for y in range(n) if z3.is_true(ev(P2[y]))} == st["P"]
             and [ev(c).as_long() for c in cur2[:n]] == st["cur"][:n]
             and (mode2 != "axle" or ev(cur2[n]).as_long() == st["cur"][n]))

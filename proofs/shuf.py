@@ -3,7 +3,7 @@
 THE INVARIANT (the same one, three places):
 
 * Python, checked at run time in the tests: ``verified.shuf._check_invariant``
-  (``tests/test_proofs_shuf.py`` calls it after every action of random runs);
+  (``tests/proofs/test_proofs.py`` checks it after every action of random runs);
 * Z3, unbounded: ``invariant`` below (arrays over an uninterpreted sort);
 * Z3, bounded bit-vectors: ``bv_invariant`` below (the same clauses on
   n-bit masks).
@@ -35,7 +35,7 @@ What is proved here:
    What they do NOT cover alone: that the walk always finds a MOVE or SWAP
    while work remains and stops within ``count`` iterations (that is the
    finite walk, proved for each n in 2.), and that the Python code is this
-   step (tests/test_proofs_shuf.py runs both side by side).
+   step (tests/proofs/test_proofs.py runs both side by side).
 2. ``whole_algorithm(n)`` (BOUNDED, every input on n slots): the same
    invariant on n-bit masks and the actual deterministic walk (ctz, the
    ``visited`` mask, the ``while i < count`` loop, unrolled 2n + 1 times)
@@ -44,8 +44,15 @@ What is proved here:
    or None exactly when every mask is empty; every step preserves Inv and
    strictly drops the total bit count; Inv and all-empty => every slot
    holds want.  By induction on the number of actions this is "shuf_srcs's
-   output implements every move on n slots" (with the swap-model length
-   bound coming from the exhaustive tests, not from here).
+   output implements every move on n slots".  Length (ghost count): each
+   action drops the bit count by exactly the slots it satisfies (one, or
+   two for a swap that sends both home), so the output has non-loop moves
+   - (such swaps) operations; that this is non-loop - cycles comes from the
+   exhaustive tests and the registry, not from here.  Witnesses: the
+   highest slot as a source, fan-out.  n = 16 and 24 by slot-renaming
+   symmetry (``whole_algorithm(symmetric=True)``, a stated hypothesis).
+3. ``real_shuf_agrees`` (TESTED): the real ``Shuf`` next to the Z3 model,
+   step by step, on 17..24 slots (beyond any 16-bit mask).
 """
 
 from __future__ import annotations
@@ -54,7 +61,8 @@ import time
 
 import z3
 
-from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
+from .common import (PROVED, REFUTED, TESTED, Ledger, Timer, as_int, combine, finite_sort,
+                     mux, prove, row, run_lemma as _run_lemma)
 
 # ---------------------------------------------------------------------------
 # 1. Unbounded lemmas
@@ -66,14 +74,11 @@ Slot = z3.DeclareSort("Slot")
 def finite_slots(k: int):
     """A sort with exactly k slots: a counterexample found over it is a
     genuine counterexample to the unbounded lemma (which claims every sort)."""
-    if k not in _FINITE:
-        _FINITE[k] = z3.EnumSort(f"Slot{k}", [f"s{j}" for j in range(k)])[0]
-    return _FINITE[k]
+    return finite_sort("Slot", k)
 
 
-_FINITE: dict = {}
-#: per-query timeout of the lemma queries (run_lemma shortens it for the
-#: unbounded attempt at a mutant, which is expected to fail)
+#: per-query timeout of the lemma queries (run_lemma sets it per call: a
+#: short unbounded attempt at a mutant, which is expected to fail)
 _TIMEOUT = [60_000]
 
 
@@ -183,18 +188,15 @@ def lemma_walk(S, timer, mutant=None) -> str:
 def run_lemma(fn, mutant=None, timer=None) -> str:
     """Prove over the uninterpreted sort (every slot count); if that does
     not succeed, look for a counterexample over 1..4 slots, so that a false
-    lemma reports "counterexample" (with a concrete finite model) rather
-    than "unknown"."""
-    timer = timer or Timer()
-    _TIMEOUT[0] = 60_000 if mutant is None else 3_000
-    result = fn(Slot, timer, mutant)
-    _TIMEOUT[0] = 60_000
-    if result == PROVED:
-        return PROVED
-    for k in range(1, 5):
-        if fn(finite_slots(k), timer, mutant) == COUNTEREXAMPLE:
-            return COUNTEREXAMPLE
-    return UNKNOWN
+    lemma reports "refuted" (with a concrete finite model) rather than
+    "unknown" (``proofs.common.run_lemma``)."""
+    def lemma(S, led, ms):
+        _TIMEOUT[0] = ms
+        try:
+            return fn(S, led, mutant)
+        finally:
+            _TIMEOUT[0] = 60_000
+    return _run_lemma(lemma, Slot, "Slot", timer or Ledger(), expect_false=mutant is not None)
 
 
 def unbounded_claims() -> list[dict]:
@@ -206,18 +208,17 @@ def unbounded_claims() -> list[dict]:
         ("shuf: invariant and all masks empty => every slot holds want", lemma_done),
         ("shuf: walk loop invariant gives the SWAP side condition", lemma_walk),
     ]:
-        t = Timer()
-        rows.append(claim(text + " [unbounded]", None, run_lemma(fn, timer=t), t.seconds))
+        t = Ledger()
+        run_lemma(fn, timer=t)
+        rows.append(row(text + " [unbounded]", None, t))
     for text, fn, mut in [
         ("MUTANT shuf_no_mask_swap: SWAP lemma without trading masks", lemma_swap, "no_mask_swap"),
         ("MUTANT: MOVE lemma without forward[next] == 0", lemma_move, "move_ignores_pending"),
         ("MUTANT: SWAP lemma without the walk's side condition", lemma_swap, "swap_unwalked"),
     ]:
-        t = Timer()
-        # a mutant is not expected to prove: go straight to the finite search
-        # after a short unbounded attempt
-        rows.append(claim(text + " [unbounded]", None, run_lemma(fn, mut, t), t.seconds,
-                          expect=COUNTEREXAMPLE))
+        t = Ledger()
+        run_lemma(fn, mut, t)
+        rows.append(row(text + " [unbounded]", None, t, expect=REFUTED))
     return rows
 
 
@@ -241,11 +242,7 @@ def _onehot(j, n):
     return z3.BitVecVal(1, n) << jj
 
 
-def _mux(xs, j):
-    v = xs[-1]
-    for k in range(len(xs) - 2, -1, -1):
-        v = z3.If(j == k, xs[k], v)
-    return v
+_mux = mux
 
 
 def _ctz(x, n):
@@ -421,9 +418,30 @@ def _vars(n):
     return F, cur, want, rng
 
 
-def whole_algorithm(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str, float]:
-    """All four obligations for n slots; returns (result, solver seconds)."""
-    timer = Timer()
+def _fanout(want, n):
+    return z3.Or(*[z3.And(want[y] == want[z], want[y] != y, want[z] != z)
+                   for y in range(n) for z in range(y + 1, n)] or [z3.BoolVal(False)])
+
+
+def whole_algorithm(n: int, timeout_ms: int = 60_000, mutant=None,
+                    ledger: Ledger | None = None, symmetric: bool = False) -> tuple[str, float]:
+    """All four obligations for n slots; returns (result, solver seconds).
+
+    Length (ghost count): every action is one operation, and the total bit
+    count (= the number of unsatisfied slots, clause (b)) drops by exactly
+    one, or by two for a SWAP that leaves both slots home; so the output
+    has non-loop moves - (such swaps) operations.
+
+    ``symmetric``: the step queries are asked for the action (i, nxt) =
+    (0, 1) only.  Hypothesis (stated, not proved by Z3): the invariant and
+    the update are the same formulas up to renaming the slots (they are
+    written uniformly over every slot and pair of slots), so the query for
+    (i, nxt) is the query for (0, 1) with the slots renamed.  The walk is
+    not symmetric (ctz scans from slot 0) and is proved as it is.
+
+    Witnesses, with the initial state's hypotheses: the highest slot is a
+    source of another slot, and fan-out (two slots want the same value)."""
+    timer = ledger if ledger is not None else Ledger()
     F, cur, want, rng = _vars(n)
     results = []
     # Init => Inv
@@ -432,7 +450,13 @@ def whole_algorithm(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str,
         F0 = [z3.Concat(*[z3.If(z3.And(want[r] == d, d != r), z3.BitVecVal(1, 1),
                                 z3.BitVecVal(0, 1)) for d in reversed(range(n))])
               if n > 1 else z3.BitVecVal(0, 1) for r in range(n)]
-    results.append(prove(bv_invariant(F0, cur0, want, n), rng, timeout_ms, timer)[0])
+    wit = {"the highest slot is a source": z3.Or(*[as_int(want[d]) == n - 1
+                                                  for d in range(n - 1)]),
+           "fan-out present": _fanout(want, n)} if n > 2 else None
+    results.append(prove(bv_invariant(F0, cur0, want, n), rng, timeout_ms, timer,
+                         witnesses=wit)[0])
+    if results[-1] != PROVED:
+        return combine(results), timer.seconds
     # The walk, by its loop invariant (one iteration per query).
     for goal, hyp in walk_obligations(F, n, mutant):
         results.append(prove(goal, hyp, timeout_ms, timer)[0])
@@ -448,49 +472,135 @@ def whole_algorithm(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str,
     # (checked structurally below), so it drops iff the two rows' count does.
     w = _w(n)
     inv = bv_invariant(F, cur, want, n)
+    pairs = [(0, 1)] if symmetric else [(a, b) for a in range(n) for b in range(n) if a != b]
     for k in (1, 2):
-        for a in range(n):
-            for b in range(n):
-                if a == b:
-                    continue
-                ia, nb = z3.BitVecVal(a, w), z3.BitVecVal(b, w)
-                side = [_bit(F[a], b)]
-                if k == 1:
-                    side.append(F[b] == 0)
-                else:
-                    side += [F[b] != 0, z3.Or(*[_bit(F[p], a) for p in range(n)])]
-                F2, cur2 = bv_update(F, cur, z3.BitVecVal(k, 2), ia, nb, n, mutant)
-                F2 = [z3.simplify(x) for x in F2]
-                cur2 = [z3.simplify(x) for x in cur2]
-                untouched = all(z3.eq(F2[r], F[r]) for r in range(n) if r not in (a, b))
-                drop = z3.ULT(_popcount([F2[a], F2[b]], n), _popcount([F[a], F[b]], n))
-                if not untouched:  # never for the real update; keep the sum honest
-                    drop = z3.ULT(_popcount(F2, n), _popcount(F, n))
-                for goal in (bv_invariant(F2, cur2, want, n), drop):
-                    results.append(prove(goal, [inv, *rng, *side], timeout_ms, timer)[0])
-                    if results[-1] != PROVED:
-                        return combine(results), timer.seconds
+        for a, b in pairs:
+            ia, nb = z3.BitVecVal(a, w), z3.BitVecVal(b, w)
+            side = [_bit(F[a], b)]
+            if k == 1:
+                side.append(F[b] == 0)
+            else:
+                side += [F[b] != 0, z3.Or(*[_bit(F[p], a) for p in range(n)])]
+            F2, cur2 = bv_update(F, cur, z3.BitVecVal(k, 2), ia, nb, n, mutant)
+            F2 = [z3.simplify(x) for x in F2]
+            cur2 = [z3.simplify(x) for x in cur2]
+            untouched = all(z3.eq(F2[r], F[r]) for r in range(n) if r not in (a, b))
+            before, after = _popcount([F[a], F[b]], n), _popcount([F2[a], F2[b]], n)
+            if not untouched:  # never for the real update; keep the sum honest
+                before, after = _popcount(F, n), _popcount(F2, n)
+            # ghost count: one operation, one slot satisfied (two for a swap
+            # that sends both home)
+            both = (z3.And(cur[a] != want[a], cur2[a] == want[a]) if k == 2
+                    else z3.BoolVal(False))
+            one = lambda v: z3.BitVecVal(v, after.size())
+            drop = after + one(1) + z3.If(both, one(1), one(0)) == before
+            for goal in (bv_invariant(F2, cur2, want, n), drop):
+                results.append(prove(goal, [inv, *rng, *side], timeout_ms, timer)[0])
+                if results[-1] != PROVED:
+                    return combine(results), timer.seconds
     # Inv and no work => done
     results.append(prove(z3.And(*[cur[d] == want[d] for d in range(n)]),
                          [inv, *rng, *[x == 0 for x in F]], timeout_ms, timer)[0])
     return combine(results), timer.seconds
 
 
-#: register counts run by ``make proofs`` (the largest is the largest n whose
-#: proof fits in 60 s of solver time here); --moonshot adds 12 and 16.
+def real_shuf_agrees(ns, inputs: int, seed: int = 1, ledger: Ledger | None = None) -> str:
+    """TESTED: the real ``Shuf`` (``verified/algorithms/shuf.py``) on random
+    moves of ``ns`` slots (beyond the symbolic n, so wider than 16-bit
+    masks) next to the Z3 model: the masks after ``add`` equal ``bv_init``,
+    each action is the Z3 walk's action (``bv_walk_body`` evaluated on the
+    concrete masks), the masks after it are ``bv_update``'s, and the run
+    ends with every slot holding its value.  Returns TESTED or REFUTED."""
+    import random
+
+    from verified.algorithms.shuf import Shuf
+
+    led = ledger if ledger is not None else Ledger()
+    rng_ = random.Random(seed)
+    ev = lambda t: z3.simplify(t)
+    for n in ns:
+        wv = max(1, (n - 1).bit_length())
+        w = _w(n)
+        for _ in range(inputs):
+            want = [rng_.randrange(n) if rng_.random() < 0.8 else d for d in range(n)]
+            led.tested += 1
+            s = Shuf(n)
+            for d, src in enumerate(want):
+                s.add(d, src)
+            F0, _ = bv_init([z3.BitVecVal(x, wv) for x in want], n)
+            if [ev(x).as_long() for x in F0] != s.forward:
+                led.record(REFUTED)
+                return REFUTED
+            cur = list(range(n))
+            while True:
+                F = [z3.BitVecVal(x, n) for x in s.forward]
+                i, visited = bv_walk_start(n)
+                for _ in range(2 * n + 1):
+                    exit_, skip, mv, sw, deeper, nxt, i2, v2 = bv_walk_body(F, n, i, visited)
+                    if any(z3.is_true(ev(c)) for c in (exit_, mv, sw)):
+                        break
+                    i, visited = ev(i2), ev(v2)
+                kind = 0 if z3.is_true(ev(exit_)) else 1 if z3.is_true(ev(mv)) else 2
+                act = s.next_action()
+                want_kind = 0 if act is None else {"move": 1, "swap": 2}[act.kind]
+                if want_kind != kind or (act is not None and (
+                        (act.src, act.dst) != (ev(i).as_long(), ev(nxt).as_long()))):
+                    led.record(REFUTED)
+                    return REFUTED
+                if act is None:
+                    break
+                curv = [z3.BitVecVal(c, max(wv, 1)) for c in cur]
+                F2, _ = bv_update(F, curv, z3.BitVecVal(kind, 2), z3.BitVecVal(act.src, w),
+                                  z3.BitVecVal(act.dst, w), n)
+                if [ev(x).as_long() for x in F2] != s.forward:
+                    led.record(REFUTED)
+                    return REFUTED
+                if act.kind == "move":
+                    cur[act.dst] = cur[act.src]
+                else:
+                    cur[act.src], cur[act.dst] = cur[act.dst], cur[act.src]
+            if cur != want:
+                led.record(REFUTED)
+                return REFUTED
+    return TESTED
+
+
+#: register counts run by ``make proofs``: every action pair for 4..11;
+#: by slot-renaming symmetry (one action pair) for 16 and 24 (measured
+#: here: 3 s and 39 s of solver time; at 32 one walk query passes the 60 s
+#: budget); --moonshot adds every pair at 12 and 16.
 DEFAULT_NS = (4, 8, 10, 11)
+SYMMETRIC_NS = (16, 24)
 MOONSHOT_NS = (12, 16)
 
+_TEXT = ("shuf_srcs: output implements every move on n slots, in non-loop moves - "
+         "(swaps sending both slots home) operations (symbolic input; induction: init, "
+         "walk, each step keeps the invariant and drops the bit count by the slots it "
+         "satisfies, done; witnesses: highest slot a source, fan-out)")
 
-def bounded_claims(ns, budget: float = 60.0) -> list[dict]:
+
+def bounded_claims(ns, budget: float = 60.0, symmetric: bool = False) -> list[dict]:
     rows = []
     for n in ns:
-        result, secs = whole_algorithm(n, timeout_ms=int(budget * 1000))
-        rows.append(dict(claim(
-            "shuf_srcs: output implements every move on n slots (symbolic input; "
-            "induction: init, walk, each step keeps the invariant and drops the bit "
-            "count, done)", n, result, secs), family="shuf (symbolic input)"))
+        led = Ledger()
+        whole_algorithm(n, timeout_ms=int(budget * 1000), ledger=led, symmetric=symmetric)
+        text = _TEXT + ("; step queries for one action pair, the others by slot-renaming "
+                        "symmetry (a stated hypothesis)" if symmetric else "")
+        rows.append(row(text, n, led, family="shuf (symbolic input"
+                        + (", by symmetry)" if symmetric else ")")))
     return rows
+
+
+def tested_claims(quick: bool = False) -> list[dict]:
+    led = Ledger()
+    ns, k = ((17,), 2) if quick else ((17, 24), 2)
+    t = __import__("time").perf_counter()
+    real_shuf_agrees(ns, k, ledger=led)
+    led.seconds = __import__("time").perf_counter() - t
+    return [row(f"real Shuf == the Z3 model step by step (init masks, each action, masks "
+                f"after it, final values) on {k} random moves each of {ns} slots (a test, "
+                f"not a proof: the masks wider than the symbolic n)", max(ns), led,
+                kind=TESTED)]
 
 
 def mutant_claims(n: int = 4) -> list[dict]:
@@ -498,19 +608,22 @@ def mutant_claims(n: int = 4) -> list[dict]:
     for mut, text in [("no_mask_swap", "swap clears the bit but does not trade masks"),
                       ("skip_slot0", "the scan starts at slot 1"),
                       ("add_reversed", "shuf_add records the edge reversed")]:
-        result, secs = whole_algorithm(n, mutant=mut)
-        rows.append(claim(f"MUTANT shuf_{mut}: {text} (bounded whole-algorithm proof)",
-                          n, result, secs, expect=COUNTEREXAMPLE))
+        led = Ledger()
+        whole_algorithm(n, mutant=mut, ledger=led)
+        rows.append(row(f"MUTANT shuf_{mut}: {text} (bounded whole-algorithm proof)",
+                        n, led, expect=REFUTED))
     return rows
 
 
 def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
     ns = (3, 4) if quick else DEFAULT_NS + (MOONSHOT_NS if moonshot else ())
-    return unbounded_claims() + bounded_claims(ns) + mutant_claims(3 if quick else 4)
+    sym = (6,) if quick else SYMMETRIC_NS
+    return (unbounded_claims() + bounded_claims(ns) + bounded_claims(sym, symmetric=True)
+            + tested_claims(quick) + mutant_claims(3 if quick else 4))
 
 
 if __name__ == "__main__":
     import sys
 
-    for row in claims(quick="--quick" in sys.argv):
-        print(row)
+    for r in claims(quick="--quick" in sys.argv):
+        print(r)

@@ -30,19 +30,14 @@ import time
 import z3
 
 from verified.algorithms import xchg
+from verified.algorithms.optimum import optimum
 
-from . import COUNTEREXAMPLE, PROVED, UNKNOWN, Timer, claim, combine, prove
+from .common import (COUNTEREXAMPLE, ENUMERATED, PROVED, REFUTED, Ledger, Timer, as_int,
+                     combine, mux, prove, row, run_lemma as _run_lemma)
 from .semantics_z3 import exhaustive
 
 Loc = z3.DeclareSort("XLoc")
 XV = z3.DeclareSort("XVal")
-_FINITE: dict = {}
-
-
-def _finite(k):
-    if k not in _FINITE:
-        _FINITE[k] = z3.EnumSort(f"XLoc{k}", [f"x{j}" for j in range(k)])[0]
-    return _FINITE[k]
 
 
 def lemma_kahn_mov(L, timer, mutant=None, timeout_ms=60_000) -> str:
@@ -63,15 +58,11 @@ def lemma_kahn_mov(L, timer, mutant=None, timeout_ms=60_000) -> str:
     return prove(goal, hyp, timeout_ms, timer)[0]
 
 
-def run_lemma(mutant=None) -> tuple[str, float]:
-    t = Timer()
-    r = lemma_kahn_mov(Loc, t, mutant, 60_000 if mutant is None else 3_000)
-    if r == PROVED:
-        return r, t.seconds
-    for k in range(1, 5):
-        if lemma_kahn_mov(_finite(k), t, mutant, 20_000) == COUNTEREXAMPLE:
-            return COUNTEREXAMPLE, t.seconds
-    return UNKNOWN, t.seconds
+def run_lemma(mutant=None, ledger: Ledger | None = None) -> tuple[str, float]:
+    t = ledger if ledger is not None else Ledger()
+    lemma = lambda L, led, ms: lemma_kahn_mov(L, led, mutant, ms)
+    r = _run_lemma(lemma, Loc, "XLoc", t, expect_false=mutant is not None)
+    return r, t.seconds
 
 
 #: register counts of the symbolic whole-algorithm claim in ``make proofs``
@@ -82,65 +73,78 @@ SYMBOLIC_NS = (8,)
 SYMBOLIC_MOONSHOT_NS = (9,)
 
 
+_SYMBOLIC_TEXT = (
+    "xchg: output implements every move, and its length is non-loop moves - walks "
+    "(ghost count of emitted operations; that walks = cycles is the enumerated row's "
+    "length check, not this proof) (symbolic input, n = {n}; "
+    "induction: init, each Kahn pop, Kahn's end, each for/while step keeps the invariant "
+    "and drops the measure, done; witnesses: fan-out, highest register a source, both "
+    "walk branches)")
+
+
 def symbolic_claims(ns, budget: float = 60.0) -> list[dict]:
     rows = []
     for n in ns:
-        r, secs = xchg_symbolic(n, timeout_ms=int(budget * 1000))
-        rows.append(dict(claim(
-            f"xchg: output implements every move (symbolic input, n = {n}; induction: "
-            "init, each Kahn pop, Kahn's end, each for/while step keeps the invariant and "
-            "drops the measure, done)", n, r, secs), family="xchg (symbolic input)"))
+        led = Ledger()
+        xchg_symbolic(n, timeout_ms=int(budget * 1000), ledger=led)
+        rows.append(row(_SYMBOLIC_TEXT.format(n=n), n, led, family="xchg (symbolic input)"))
     return rows
 
 
 def symbolic_mutant_claims(n: int = 4) -> list[dict]:
     rows = []
     for mut, text in [("no_alias_update", "exchange without alias[d] = where(s)"),
-                      ("release_early", "a source enters the deque at edges <= 1")]:
-        r, secs = xchg_symbolic(n, mutant=mut)
-        rows.append(claim(f"MUTANT xchg_{mut}: {text} (symbolic input, n = {n}, "
-                          "whole-algorithm induction)", n, r, secs, expect=COUNTEREXAMPLE))
+                      ("release_early", "a source enters the deque at edges <= 1"),
+                      ("useless_swap", "emits swap d, d when the cycle closes")]:
+        led = Ledger()
+        xchg_symbolic(n, mutant=mut, ledger=led)
+        rows.append(row(f"MUTANT xchg_{mut}: {text} (symbolic input, n = {n}, "
+                        "whole-algorithm induction)", n, led, expect=REFUTED))
     return rows
 
 
 def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
     rows = []
-    r, s = run_lemma()
-    rows.append(claim("xchg phase 1: mov d <- src[d] with no pending reader of d keeps the "
-                      "invariant, pending edges drop [unbounded]", None, r, s))
-    r, s = run_lemma("mov_while_read")
-    rows.append(claim("MUTANT mov_while_read: phase-1 step without edges[d] == 0 [unbounded]",
-                      None, r, s, expect=COUNTEREXAMPLE))
-    ns = (3,) if quick else (5,)
+    led = Ledger()
+    run_lemma(ledger=led)
+    rows.append(row("xchg phase 1: mov d <- src[d] with no pending reader of d keeps the "
+                    "invariant, pending edges drop [unbounded]", None, led))
+    led = Ledger()
+    run_lemma("mov_while_read", ledger=led)
+    rows.append(row("MUTANT mov_while_read: phase-1 step without edges[d] == 0 [unbounded]",
+                    None, led, expect=REFUTED))
+    ns = (4,) if quick else (5,)
     for n in ns:
-        t = Timer()
+        t = Ledger()
         t0 = time.perf_counter()
-        r, cex = exhaustive(xchg.xchg, n, "swap", 0, t)
-        rows.append(dict(claim(
-            f"xchg: output implements every move on n registers (inputs enumerated, "
-            f"each output proved by Z3; {time.perf_counter() - t0:.1f} s wall)",
-            n, r, t.seconds, detail=cex), family="xchg (enumerated)"))
+        r, cex = exhaustive(xchg.xchg, n, "swap", 0, t,
+                            length=lambda pm: optimum(pm, "swap").length)
+        rows.append(row(
+            f"xchg: output implements every move on n registers in exactly the optimal "
+            f"number of operations (non-loop - cycles) (inputs enumerated, each output "
+            f"proved by Z3; {time.perf_counter() - t0:.1f} s wall)",
+            n, t, kind=ENUMERATED, detail=cex, family="xchg (enumerated)"))
     # the published algorithm: smallest n with a counterexample
-    t = Timer()
+    t = Ledger()
     found = None
     for n in range(1, 5):
         r, cex = exhaustive(xchg.xchg_as_published, n, "swap", 0, t)
-        if r == COUNTEREXAMPLE:
+        if r == REFUTED:
             found = (n, cex)
             break
-    rows.append(claim(
+    rows.append(row(
         "xchg_as_published implements every move (expected false; counterexample: "
         f"{found[1] if found else 'none found'})", found[0] if found else 4,
-        COUNTEREXAMPLE if found else PROVED, t.seconds, expect=COUNTEREXAMPLE))
+        t, kind=ENUMERATED, expect=REFUTED))
     import mutants
     from mutants.core import BY_NAME
 
     xchg_no_alias_update_pm = mutants.run(BY_NAME["xchg_no_alias_update"])
 
-    t = Timer()
+    t = Ledger()
     r, cex = exhaustive(xchg_no_alias_update_pm, 3, "swap", 0, t)
-    rows.append(claim("MUTANT xchg_no_alias_update: bounded whole-algorithm check", 3, r,
-                      t.seconds, expect=COUNTEREXAMPLE, detail=cex))
+    rows.append(row("MUTANT xchg_no_alias_update: bounded whole-algorithm check", 3, t,
+                    kind=ENUMERATED, expect=REFUTED, detail=cex))
     ns = (3,) if quick else SYMBOLIC_NS
     rows += symbolic_claims(ns) + symbolic_mutant_claims(3 if quick else 4)
     if moonshot and not quick:
@@ -153,14 +157,15 @@ def claims(quick: bool = False, moonshot: bool = False) -> list[dict]:
 # ---------------------------------------------------------------------------
 #
 # THE INVARIANT (the same one, twice):
-#   * Python, checked at run time by tests/test_proofs_symbolic.py on random
+#   * Python, checked at run time by tests/proofs/test_proofs_symbolic.py on random
 #     runs of the real algorithm: ``invariant_py`` below;
 #   * Z3, on n registers with symbolic srcs[0..n-1]: ``inv_kahn`` /
 #     ``inv_between`` / ``inv_walk`` below (the same clauses, the same names).
 #
-# The state is the Python algorithm's own state (``xchg_trace`` re-runs
-# ``verified.xchg.xchg`` line by line and the test checks that it emits the
-# very same operations): ``P`` = pending (a set), ``edges[l]`` = the counter,
+# The state is the Python algorithm's own state (the real
+# ``verified.algorithms.xchg.xchg`` reports it through its ``trace=`` hook;
+# ``snapshot`` reads it, ``agrees`` checks it step by step):
+# ``P`` = pending (a set), ``edges[l]`` = the counter,
 # ``Q`` = the ready deque as a set, ``alias`` (``aset[l]`` = l has an
 # alias), ``reader`` and ``P2`` = the pending set when phase 2 starts,
 # ``i`` = the index of the outer ``for d0`` loop, ``d`` = the inner walk's
@@ -222,13 +227,7 @@ def _ew(n: int) -> int:
     return n.bit_length() + 1              # holds 0..n edges
 
 
-def _mux(xs, j):
-    if isinstance(j, int):
-        return xs[j]
-    v = xs[-1]
-    for k in range(len(xs) - 2, -1, -1):
-        v = z3.If(j == k, xs[k], v)
-    return v
+_mux = mux
 
 
 def _eq(j, x: int):
@@ -254,6 +253,9 @@ class XS:
     reader: list
     i: object = 0             # int or Z3 term
     d: object = 0
+    #: ghosts (proof only): operations emitted so far, walks finished
+    ops: object = 0
+    walks: object = 0
 
 
 def fresh_state(n: int, mode: str, tag: str = "") -> XS:
@@ -261,7 +263,41 @@ def fresh_state(n: int, mode: str, tag: str = "") -> XS:
     B = lambda name: [z3.Bool(f"{name}{tag}_{x}") for x in range(n)]
     V = lambda name, width=w: [z3.BitVec(f"{name}{tag}_{x}", width) for x in range(n)]
     return XS(mode, B("P"), B("Q"), V("edges", we), B("aset"), V("alias"), V("cur"),
-              B("P2"), V("reader"))
+              B("P2"), V("reader"), ops=z3.BitVec(f"ops{tag}", _gw(n)),
+              walks=z3.BitVec(f"walks{tag}", _gw(n)))
+
+
+def _gw(n: int) -> int:
+    """Bits of the ghost counters (they stay within 0..2n; bit-vectors, not
+    Ints: mixing integer arithmetic into these bit-vector queries made
+    n = 8 three times slower)."""
+    return (2 * n + 1).bit_length() + 1
+
+
+def _bv(n: int, cond):
+    return z3.If(cond, z3.BitVecVal(1, _gw(n)), z3.BitVecVal(0, _gw(n)))
+
+
+def nonloop(srcs, n):
+    """The number of non-loop moves (a bit-vector term)."""
+    return z3.Sum([_bv(n, srcs[x] != x) for x in range(n)])
+
+
+def ghost_count(S: XS, srcs, n) -> z3.BoolRef:
+    """The length invariant: every pending move still to be written, every
+    operation emitted and every finished walk account for one non-loop move
+    (a walk's closing step, ``where(s) == d``, emits nothing):
+    ops + |P| + walks + [a walk has just closed] == non-loop moves.
+    At the end (P empty, no walk open): length == non-loop - walks."""
+    size = z3.Sum([_bv(n, p) for p in S.P])
+    total = S.ops + size + S.walks
+    N = nonloop(srcs, n)
+    if S.mode == "kahn":
+        return z3.And(total == N, S.walks == 0)
+    if S.mode == "between":
+        return total == N
+    closed = z3.And(_eq(S.d, S.i), z3.Not(_mux(S.P, S.i)))
+    return total + _bv(n, closed) == N
 
 
 def _range(n, xs):
@@ -356,11 +392,13 @@ def init_state(srcs, n) -> XS:
     """xchg's state just before the ready loop (cur = identity)."""
     w, we = _iw(n), _ew(n)
     P = [srcs[x] != x for x in range(n)]
+    zero = z3.BitVecVal(0, _gw(n))
     edges = [_count(n, [z3.And(P[y], srcs[y] == x) for y in range(n)]) for x in range(n)]
     Q = [z3.And(P[x], edges[x] == 0) for x in range(n)]
     F = [z3.BoolVal(False)] * n
     Z = [z3.BitVecVal(0, w)] * n
-    return XS("kahn", P, Q, edges, F, Z, [z3.BitVecVal(x, w) for x in range(n)], F, Z)
+    return XS("kahn", P, Q, edges, F, Z, [z3.BitVecVal(x, w) for x in range(n)], F, Z,
+              ops=zero, walks=zero)
 
 
 def kahn_step(S: XS, srcs, n, d: int, mutant=None):
@@ -379,7 +417,7 @@ def kahn_step(S: XS, srcs, n, d: int, mutant=None):
         q = z3.BoolVal(False) if x == d else S.Q[x]
         newly = z3.And(s == x, zero(edges[x]), P[x])
         Q.append(z3.Or(q, newly))
-    return [S.Q[d]], _replace(S, P=P, Q=Q, edges=edges, cur=cur)
+    return [S.Q[d]], _replace(S, P=P, Q=Q, edges=edges, cur=cur, ops=S.ops + 1)
 
 
 def kahn_end(S: XS, srcs, n):
@@ -423,8 +461,11 @@ def walk_step(S: XS, srcs, n, mutant=None):
     else:
         aset = [z3.Or(S.aset[x], swap) if x == d else S.aset[x] for x in range(n)]
         alias = [z3.If(swap, wsrc, S.alias[x]) if x == d else S.alias[x] for x in range(n)]
-    nxt = _replace(S, P=P, aset=aset, alias=alias, cur=cur, d=S.reader[d])
-    return [(z3.Not(S.P[d]), _replace(S, mode="between", i=i + 1)), (S.P[d], nxt)]
+    emitted = 1 if mutant == "useless_swap" else _bv(n, swap)
+    nxt = _replace(S, P=P, aset=aset, alias=alias, cur=cur, d=S.reader[d],
+                   ops=S.ops + emitted)
+    return [(z3.Not(S.P[d]), _replace(S, mode="between", i=i + 1, walks=S.walks + 1)),
+            (S.P[d], nxt)]
 
 
 def done_goal(S: XS, srcs, n):
@@ -440,49 +481,76 @@ def _srcs(n):
 _DEBUG = False
 
 
-def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str, float]:
+def _fanout(srcs, n, P=None):
+    """Two different (pending) non-loop moves read the same register."""
+    live = (lambda y: srcs[y] != y) if P is None else (lambda y: P[y])
+    return z3.Or(*[z3.And(live(y), live(z), srcs[y] == srcs[z])
+                   for y in range(n) for z in range(y + 1, n)] or [z3.BoolVal(False)])
+
+
+def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
+                  ledger: Ledger | None = None) -> tuple[str, float]:
     """Every obligation for n registers; a fresh solver per query (see
-    proofs/shuf.py: incremental mode is much slower here)."""
-    timer = Timer()
+    proofs/shuf.py: incremental mode is much slower here).  Each invariant
+    is conjoined with ``ghost_count`` (the length).  Witnesses (must be
+    satisfiable with the query's hypotheses, else the claim is vacuous):
+    fan-out and the highest register as a source at init, fan-out among
+    the pending moves at a Kahn pop, both branches of the for loop and of
+    the while loop (at i = 0, d = 0)."""
+    timer = ledger if ledger is not None else Ledger()
     srcs, rng = _srcs(n)
     results = []
+    inv = lambda S: invariant(S, srcs, n)
+    ghost = lambda S: ghost_count(S, srcs, n)
 
-    def ob(goal, hyp, what=""):
+    def ob(goal, hyp, what="", **kw):
         t0 = timer.seconds
-        results.append(prove(goal, hyp, timeout_ms, timer)[0])
+        results.append(prove(goal, hyp, timeout_ms, timer, **kw)[0])
         if _DEBUG and timer.seconds - t0 > 0.3:
             print("xchg_symbolic:", what, f"{timer.seconds - t0:.2f} s")
         if results[-1] != PROVED and _DEBUG:
             print("xchg_symbolic:", what, results[-1])
         return results[-1] == PROVED
 
+    def step(S, hyp, succ, what, **kw):
+        """The invariant and the measure (without the ghost: it does not
+        take part in them), then the ghost count on its own query (the
+        two together made n = 8 about 2.5 times slower)."""
+        goal = z3.And(*[z3.Implies(c, z3.And(inv(S2), measure(S2, n) < measure(S, n)))
+                        for c, S2 in succ])
+        ggoal = z3.And(*[z3.Implies(c, ghost(S2)) for c, S2 in succ])
+        return (ob(goal, hyp, what, **kw)
+                and ob(ggoal, hyp + [inv(S), ghost(S)], what + " (ghost)"))
+
     # init => K
     S0 = init_state(srcs, n)
-    if not ob(inv_kahn(S0, srcs, n), rng, "init"):
+    top = {"fan-out present": _fanout(srcs, n),
+           "the highest register is a source": z3.Or(*[
+               z3.And(as_int(srcs[x]) == n - 1) for x in range(n - 1)] or [z3.BoolVal(False)])}
+    if not ob(z3.And(inv(S0), ghost(S0)), rng, "init", witnesses=top if n > 1 else None):
         return combine(results), timer.seconds
     # Kahn steps: one query per popped d
     S = fresh_state(n, "kahn")
-    K = [inv_kahn(S, srcs, n), *rng, *_range(n, S.cur)]
+    K = [inv(S), *rng, *_range(n, S.cur)]
     for d in range(n):
         side, S2 = kahn_step(S, srcs, n, d, mutant)
-        if not ob(z3.And(inv_kahn(S2, srcs, n), measure(S2, n) < measure(S, n)), K + side, f"kahn d={d}"):
+        wit = {"fan-out among pending moves": _fanout(srcs, n, S.P)} if d == 0 and n > 2 else None
+        if not step(S, K + side, [(z3.BoolVal(True), S2)], f"kahn d={d}", witnesses=wit):
             return combine(results), timer.seconds
     # end of Kahn
     side, S2 = kahn_end(S, srcs, n)
-    if not ob(z3.And(inv_between(S2, srcs, n), measure(S2, n) < measure(S, n)), K + side, "kahn end"):
+    if not step(S, K + side, [(z3.BoolVal(True), S2)], "kahn end"):
         return combine(results), timer.seconds
     # the for loop: between at i = 0..n
     for i in range(n + 1):
         S = _replace(fresh_state(n, "between"), i=i)
-        hyp = [inv_between(S, srcs, n), *rng, *_range(n, S.cur), *_range(n, S.reader),
-               *_range(n, S.alias)]
+        hyp = [inv(S), *rng, *_range(n, S.cur), *_range(n, S.reader), *_range(n, S.alias)]
         if i == n:
-            goal = done_goal(S, srcs, n)
+            ok = (ob(done_goal(S, srcs, n), hyp, "done")
+                  and ob(S.ops == nonloop(srcs, n) - S.walks, hyp + [ghost(S)], "done (ghost)"))
         else:
-            goal = z3.And(*[z3.Implies(c, z3.And(invariant(S2, srcs, n),
-                                                  measure(S2, n) < measure(S, n)))
-                            for c, S2 in between_step(S, srcs, n)])
-        if not ob(goal, hyp, f"between i={i}"):
+            ok = step(S, hyp, between_step(S, srcs, n), f"between i={i}", branches=i == 0)
+        if not ok:
             return combine(results), timer.seconds
     # the while loop: walk at (i, d)
     # (d < i cannot happen: C4 and "active => P[d]", "closing => d == i";
@@ -490,12 +558,9 @@ def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str, f
     for i in range(n):
         for d in range(i, n):
             S = _replace(fresh_state(n, "walk"), i=i, d=d)
-            hyp = [inv_walk(S, srcs, n), *rng, *_range(n, S.cur), *_range(n, S.reader),
-                   *_range(n, S.alias)]
-            goal = z3.And(*[z3.Implies(c, z3.And(invariant(S2, srcs, n),
-                                                  measure(S2, n) < measure(S, n)))
-                            for c, S2 in walk_step(S, srcs, n, mutant)])
-            if not ob(goal, hyp, f"walk i={i} d={d}"):
+            hyp = [inv(S), *rng, *_range(n, S.cur), *_range(n, S.reader), *_range(n, S.alias)]
+            if not step(S, hyp, walk_step(S, srcs, n, mutant), f"walk i={i} d={d}",
+                        branches=(i, d) == (0, 0)):
                 return combine(results), timer.seconds
     return combine(results), timer.seconds
 
@@ -503,67 +568,24 @@ def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None) -> tuple[str, f
 # -- the Python twin of the invariant, and the algorithm run step by step ----
 
 
-def xchg_trace(srcs: list[int]):
-    """``verified.xchg.xchg`` on the move d <- srcs[d], re-run line by line
-    with its state exposed.  Yields (label, snapshot) at every point where
-    the Z3 model has a state: label "start", ("kahn", d) after a pop of d,
-    "kahn_end", "between" at the top of the for loop (index i), "walk" at
-    the top of the while loop.  The last snapshot has ``"ops"``, which the
-    test compares with the real ``xchg``'s output.  The for loop runs over
-    register indices 0..n-1 (``moves`` is the non-loop registers in that
-    order, and a loop register is never pending, so it is a skip)."""
-    from collections import deque as _deque
-
-    from verified.core.semantics import Mov, Swap, execute
+def snapshot(srcs: list[int], step, ops: list, walks: int) -> dict:
+    """A ``Step`` of the real ``xchg``'s ``trace=`` hook (on d <- srcs[d])
+    as the proof's state: the phase and loop indices from the label, P =
+    pending, Q = the ready deque, P2 = the cycles' moves (``reader``'s
+    values), cur from the emitted operations (the one interpreter), and
+    the ghosts: ops = operations emitted, walks = walks finished."""
+    from verified.core.semantics import execute
 
     n = len(srcs)
-    moves = [(d, s) for d, s in enumerate(srcs) if d != s]
-    source_of = dict(moves)
-    edges: dict[int, int] = {}
-    for _, s in moves:
-        edges[s] = edges.get(s, 0) + 1
-    alias: dict[int, int] = {}
-    where = lambda v: alias.get(v, v)
-    out: list = []
-    pending = set(source_of)
-    ready = _deque(d for d, _ in moves if edges.get(d, 0) == 0)
-    reader: dict[int, int] = {}
-    P2: set[int] = set()
-
-    def snap(mode, i=0, d=0):
-        st = execute(out)
-        return {"mode": mode, "P": set(pending), "Q": set(ready), "edges": dict(edges),
-                "alias": dict(alias), "cur": [st.get(x, x) for x in range(n)],
-                "P2": set(P2), "reader": dict(reader), "i": i, "d": d, "ops": list(out)}
-
-    yield "start", snap("kahn")
-    while ready:
-        d = ready.popleft()
-        s = source_of[d]
-        out.append(Mov(d, where(s)))
-        pending.discard(d)
-        edges[s] -= 1
-        if edges[s] == 0 and s in pending:
-            ready.append(s)
-        yield ("kahn", d), snap("kahn")
-    reader = {source_of[d]: d for d in pending}
-    P2 = set(pending)
-    yield "kahn_end", snap("between", 0)
-    for d0 in range(n):
-        if d0 not in pending:
-            yield "between", snap("between", d0 + 1)
-            continue
-        d = d0
-        yield "between", snap("walk", d0, d)
-        while d in pending:
-            s = source_of[d]
-            pending.discard(d)
-            if where(s) != d:
-                out.append(Swap(d, where(s)))
-                alias[d] = where(s)
-            d = reader[d]
-            yield "walk", snap("walk", d0, d)
-        yield "walk", snap("between", d0 + 1)
+    mode, i, d = {"start": ("kahn", 0, 0), "kahn": ("kahn", 0, 0),
+                  "kahn_end": ("between", 0, 0), "between": ("between", step.d0, 0),
+                  "walk": ("walk", step.d0, step.at), "done": ("between", n, 0)}[step.label]
+    st = execute(ops[:step.emitted])
+    return {"mode": mode, "P": set(step.pending), "Q": set(step.ready),
+            "edges": dict(step.edges), "alias": dict(step.alias),
+            "cur": [st.get(x, x) for x in range(n)], "P2": set(step.reader.values()),
+            "reader": dict(step.reader), "i": i, "d": d, "ops": step.emitted,
+            "walks": walks}
 
 
 def invariant_py(srcs: list[int], st: dict) -> list[str]:
@@ -623,28 +645,84 @@ def to_state(srcs: list[int], st: dict) -> XS:
     V = lambda m, width=w: [z3.BitVecVal(m.get(x, 0), width) for x in range(n)]
     return XS(st["mode"], B(st["P"]), B(st["Q"]), V(st["edges"], we), B(set(st["alias"])),
               V(st["alias"]), [z3.BitVecVal(c, w) for c in st["cur"]], B(st["P2"]),
-              V(st["reader"]), st["i"], st["d"])
+              V(st["reader"]), st["i"], st["d"], ops=z3.BitVecVal(st.get("ops", 0), _gw(n)),
+              walks=z3.BitVecVal(st.get("walks", 0), _gw(n)))
 
 
-def z3_successor(srcs: list[int], st: dict, label) -> XS | None:
-    """The Z3 step relation applied to a concrete snapshot, for the
-    transition ``label`` the Python code took; None if the Z3 side
-    condition does not hold (the test then fails)."""
+def z3_reach(srcs: list[int], prev: dict, label: str, at, st: dict) -> XS | None:
+    """Apply the Z3 step relation to the concrete state ``prev`` until it
+    reaches the point of the next traced state ``st``: one step for "kahn"
+    (the popped d, ``at``) and "kahn_end"; for the for/while loop the enabled
+    branch of ``between_step``/``walk_step``, repeated while the Z3 loop
+    index is behind (the real for loop runs over the non-loop moves only,
+    the model over every register: a loop register is a skip step).  None
+    if a side condition fails or the point is never reached."""
     n = len(srcs)
-    S = to_state(srcs, st)
+    S = to_state(srcs, prev)
     sv = [z3.BitVecVal(x, _iw(n)) for x in srcs]
     ev = lambda t: z3.is_true(z3.simplify(t))
-    if isinstance(label, tuple):                  # ("kahn", d)
-        side, S2 = kahn_step(S, sv, n, label[1])
-    elif label == "kahn_end":
-        side, S2 = kahn_end(S, sv, n)
-    else:
-        step = between_step if label == "between" else walk_step
+    if label in ("kahn", "kahn_end"):
+        side, S2 = (kahn_step(S, sv, n, at) if label == "kahn"
+                    else kahn_end(S, sv, n))
+        return S2 if all(ev(c) for c in side) else None
+    target = (st["mode"], st["i"], st["d"] if st["mode"] == "walk" else 0)
+    if (S.mode, S.i) == target[:2] and S.mode == "between":
+        return S  # "kahn_end" and the first "between" are the same point
+    for _ in range(2 * n + 2):
+        if S.mode == "kahn" or (S.mode == "between" and S.i >= n):
+            return None
+        step = between_step if S.mode == "between" else walk_step
         taken = [S2 for c, S2 in step(S, sv, n) if ev(c)]
-        side, S2 = [z3.BoolVal(len(taken) == 1)], (taken[0] if taken else None)
-    if not all(ev(c) for c in side):
-        return None
-    return S2
+        if len(taken) != 1:
+            return None
+        S = taken[0]
+        d = S.d if isinstance(S.d, int) else z3.simplify(S.d).as_long()
+        S = _replace(S, d=d)  # concrete: the next step indexes with it
+        if (S.mode, S.i, d if S.mode == "walk" else 0) == target:
+            return S
+    return None
+
+
+def agrees(srcs: list[int], steps: list, ops: list) -> list[str]:
+    """The real ``xchg``'s trace on d <- srcs[d] against the proof: at
+    every traced state the Python invariant (``invariant_py``), the Z3
+    invariant and the ghost count hold, and the Z3 step relation maps the
+    previous state to exactly this one (every field compared, ``same_state``,
+    and the ghost operation count == operations emitted); the run ends in
+    the done state.  Returns the problems (empty: it agrees)."""
+    n = len(srcs)
+    sv = [z3.BitVecVal(x, _iw(n)) for x in srcs]
+    ev = lambda t: z3.is_true(z3.simplify(t))
+    if not steps or steps[0].label != "start" or steps[-1].label != "done":
+        return ["the trace does not run from start to done"]
+    prev, walks = None, 0
+    for k, step in enumerate(steps):
+        st = snapshot(srcs, step, ops, walks)
+        where_ = f"step {k} ({step.label} {step.at})"
+        bad = invariant_py(srcs, st)
+        if bad:
+            return [f"{where_}: Python invariant fails: {bad}"]
+        S = to_state(srcs, st)
+        if not ev(invariant(S, sv, n)):
+            return [f"{where_}: Z3 invariant fails"]
+        if not ev(ghost_count(S, sv, n)):
+            return [f"{where_}: ghost operation count fails"]
+        if prev is not None:
+            S2 = z3_reach(srcs, prev, step.label, step.at, st)
+            if S2 is None:
+                return [f"{where_}: no Z3 step leads here"]
+            if not same_state(srcs, S2, st):
+                return [f"{where_}: the Z3 step gives another state"]
+            counted = z3.simplify(S2.ops).as_long()
+            if counted != st["ops"]:
+                return [f"{where_}: Z3 counts {counted} operations, {st['ops']} emitted"]
+        if step.label == "walk" and step.at not in step.pending:
+            walks += 1  # this walk's loop test fails: it is finished
+        prev = st
+    last = to_state(srcs, snapshot(srcs, steps[-1], ops, walks))
+    if steps[-1].emitted != len(ops) or not ev(done_goal(last, sv, n)):
+        return ["the done state does not implement the move"]
+    return []
 
 
 def same_state(srcs: list[int], S: XS, st: dict) -> bool:

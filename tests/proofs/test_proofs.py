@@ -9,9 +9,11 @@ import random
 import pytest
 import z3
 
-from proofs import COUNTEREXAMPLE, PROVED, Timer, optimality, parmove, semantics_z3, shuf, xchg, xor_swap
-from verified.algorithms.shuf import Shuf
+from proofs import COUNTEREXAMPLE, PROVED, Timer, optimality, prove, parmove, semantics_z3, shuf, xchg, xor_swap
 from verified.algorithms.shuf import check_invariant as _check_invariant
+from verified.algorithms.shuf import shuf as shuf_algorithm
+from verified.cases.moves import register_maps
+from verified.core.semantics import ParallelMove, execute
 
 
 # -- semantics ----------------------------------------------------------------
@@ -33,34 +35,36 @@ def test_cross_check_catches_a_wrong_encoding(monkeypatch):
 # -- shuf -----------------------------------------------------------------------
 
 
-def _run_python(srcs):
-    """Python Shuf step by step: (masks before, action) pairs, values tracked."""
+def _traced(srcs):
+    """The real ``shuf`` on d <- srcs[d] through its ``trace=`` hook:
+    (masks before, action, masks after) per action, and the invariant
+    checked on every state (values from the emitted operations, run by the
+    one interpreter)."""
     n = len(srcs)
-    s = Shuf(n)
-    for d, src in enumerate(srcs):
-        s.add(d, src)
-    cur = list(range(n))
-    trace = []
-    while True:
-        before = list(s.forward)
-        _check_invariant(s.forward, cur, srcs)
-        a = s.next_action()
-        trace.append((before, a))
-        if a is None:
-            break
-        if a.kind == "move":
-            cur[a.dst] = cur[a.src]
-        else:
-            cur[a.src], cur[a.dst] = cur[a.dst], cur[a.src]
-    assert cur == list(srcs)
-    return trace
+    steps: list = []
+    ops = shuf_algorithm(ParallelMove.from_map(srcs), trace=steps)
+    assert steps[0].action is None and steps[0].slots == tuple(range(n))
+    for k, step in enumerate(steps):
+        st = execute(ops[:k])
+        _check_invariant(list(step.forward), [st.get(x, x) for x in range(n)], srcs)
+    st = execute(ops)
+    assert [st.get(x, x) for x in range(n)] == list(srcs)
+    assert not any(steps[-1].forward)
+    return [(list(a.forward), b.action, list(b.forward)) for a, b in zip(steps, steps[1:])]
 
 
 def test_python_invariant_holds_on_random_runs():
     rng = random.Random(3)
     for _ in range(400):
         n = rng.randint(1, 9)
-        _run_python([rng.randrange(n) for _ in range(n)])
+        _traced([rng.randrange(n) for _ in range(n)])
+
+
+def test_shuf_trace_changes_nothing():
+    for n in range(1, 5):
+        for srcs in register_maps(n):
+            pm = ParallelMove.from_map(srcs)
+            assert shuf_algorithm(pm, trace=[]) == shuf_algorithm(pm)
 
 
 def test_python_invariant_can_fail():
@@ -69,8 +73,10 @@ def test_python_invariant_can_fail():
 
 
 def test_z3_shuf_encoding_agrees_with_python_step_by_step():
-    """The Z3 re-encoding of shuf_next (walk + update) and the Python code
-    produce the same action and the same masks at every step."""
+    """The Z3 model of shuf_next (walk + update), applied to the real
+    run's masks before each action, gives the action the real ``shuf``
+    took and the masks it left (states compared, through the hook); on the
+    final masks the Z3 walk says done."""
     rng = random.Random(11)
     for _ in range(60):
         n = rng.randint(2, 6)
@@ -79,7 +85,9 @@ def test_z3_shuf_encoding_agrees_with_python_step_by_step():
         done, kind, i, nxt = shuf.bv_walk(F, n)
         cur = [z3.BitVec(f"c{r}", 4) for r in range(n)]
         F2, _ = shuf.bv_update(F, cur, kind, i, nxt, n)
-        for before, action in _run_python(srcs):
+        run = _traced(srcs)
+        final = run[-1][2] if run else [0] * n
+        for before, action, after in run + [(final, None, None)]:
             sub = [(F[r], z3.BitVecVal(before[r], n)) for r in range(n)]
             ev = lambda t: z3.simplify(z3.substitute(t, *sub))
             assert z3.is_true(ev(done))
@@ -89,17 +97,7 @@ def test_z3_shuf_encoding_agrees_with_python_step_by_step():
                 continue
             assert (k, ev(i).as_long(), ev(nxt).as_long()) == (
                 {"move": 1, "swap": 2}[action.kind], action.src, action.dst)
-        # and the masks after each step: replay
-        s = Shuf(n)
-        for d, src in enumerate(srcs):
-            s.add(d, src)
-        while True:
-            before = list(s.forward)
-            if s.next_action() is None:
-                break
-            sub = [(F[r], z3.BitVecVal(before[r], n)) for r in range(n)]
-            got = [z3.simplify(z3.substitute(x, *sub)).as_long() for x in F2]
-            assert got == s.forward
+            assert [ev(x).as_long() for x in F2] == after
 
 
 def test_shuf_unbounded_lemmas_and_a_mutant():
@@ -118,11 +116,6 @@ def test_shuf_whole_algorithm_small_n_and_mutant():
 
 
 # -- parmove / xchg -------------------------------------------------------------
-
-
-def test_leroy_rules_and_mutants():
-    for row in parmove.unbounded_claims():
-        assert row["result"] == row["expect"], row
 
 
 def test_parmove_bounded_and_mutants():
@@ -158,8 +151,12 @@ def test_runner_fails_on_an_unexpected_result(monkeypatch, capsys):
     from proofs import __main__ as runner
 
     monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: (
-        [{"claim": "x", "n": 2, "result": "unknown", "seconds": 0.0, "expect": "proved"}], []))
+        [{"claim": "x", "n": 2, "result": "unknown", "seconds": 0.0, "expect": "proved",
+          "module": "m"}], []))
     assert runner.main(["--quick"]) == 1
+    from proofs.common import Ledger, row
+    led = Ledger()
+    prove(z3.Int("x") >= 0, [z3.Int("x") > 1], timer=led)
     monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: (
-        [{"claim": "x", "n": 2, "result": "proved", "seconds": 0.0, "expect": "proved"}], []))
+        [dict(row("x", 2, led), module="m")], []))
     assert runner.main(["--quick"]) == 0

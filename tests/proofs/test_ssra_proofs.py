@@ -37,7 +37,7 @@ def test_broken_state_case_gives_a_counterexample():
     assert kinds == ["store", "op"]
     broken = (arity, pre, post, (snippet[1], snippet[0]))
     result, model = P.prove_shape(broken)
-    assert result == "counterexample" and model
+    assert result == "refuted" and model
 
 
 def test_operands_swapped_gives_a_counterexample():
@@ -45,7 +45,7 @@ def test_operands_swapped_gives_a_counterexample():
         sh for sh in sorted(P.collect_shapes(quick=True)["R_UU"]) if len(sh[3]) == 1)
     (kind, out, ins), = snippet
     broken = (arity, pre, post, ((kind, out, ins[::-1]),))
-    assert P.prove_shape(broken)[0] == "counterexample"
+    assert P.prove_shape(broken)[0] == "refuted"
 
 
 @pytest.mark.parametrize("name", ["store_after_op", "forgotten_load",
@@ -63,7 +63,7 @@ def test_mutant_allocator_gives_a_counterexample(name):
         except Exception:     # a mutant may crash on some configuration
             pass
     results = {P.prove_shape(sh)[0] for shapes in found.values() for sh in shapes}
-    assert "counterexample" in results
+    assert "refuted" in results
 
 
 def test_shapes_from_real_tapes_are_among_the_local_ones():

@@ -26,7 +26,7 @@ uint16_t for 16 slots).  Contract: the ``@algorithm`` line of ``shuf``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, List
+from typing import Iterator, List, Optional
 
 from ..core.semantics import (
     Mov, Operation, ParallelMove, PreconditionError, Swap, sorted_locations)
@@ -122,12 +122,24 @@ class Shuf:
             yield action
 
 
+@dataclass(frozen=True)
+class Step:
+    """What ``shuf``'s ``trace=`` hook reports: the ``action`` taken (None
+    for the state after the ``add`` calls, before the first action) and
+    the masks ``forward`` after it, over ``slots`` (slot i is location
+    slots[i])."""
+
+    action: Optional[Action]
+    forward: tuple[int, ...]
+    slots: tuple
+
+
 @algorithm(
     "shuf", model="swap", bound=moves_minus_cycles, bound_text="non-loop moves - cycles",
     optimal=True, proof="proofs/shuf.py",
     summary="bitset forward[] masks, move + swap (Register shuffling)",
     source="the write-up \"Register shuffling\" (2025): shuf_add / shuf_next")
-def shuf(pm: ParallelMove) -> list[Operation]:
+def shuf(pm: ParallelMove, trace: Optional[list[Step]] = None) -> list[Operation]:
     """Sequentialise ``pm`` with moves and swaps (swap model, no temporary).
 
     Destinations are distinct (ParallelMove.make checks it).  Optimal in the
@@ -139,6 +151,8 @@ def shuf(pm: ParallelMove) -> list[Operation]:
     registers): about moves^3 / 64 steps on a long cycle.  Above
     ``MAX_MOVES`` non-loop moves it refuses (PreconditionError) and names
     ``xchg``, which is linear in the same model with the same optimal length.
+    ``trace``: a list to which the state after the adds and after each
+    action is appended (a ``Step``); None records nothing.
     """
     count = len(pm.non_loop_moves)
     if count > MAX_MOVES:
@@ -152,10 +166,16 @@ def shuf(pm: ParallelMove) -> list[Operation]:
     s = Shuf(len(slots))
     for dst, src in pm.moves:
         s.add(index[dst], index[src])
-    return [
-        Mov(slots[a.dst], slots[a.src]) if a.kind == "move" else Swap(slots[a.src], slots[a.dst])
-        for a in s
-    ]
+    if trace is None:
+        return [Mov(slots[a.dst], slots[a.src]) if a.kind == "move"
+                else Swap(slots[a.src], slots[a.dst]) for a in s]
+    trace.append(Step(None, tuple(s.forward), tuple(slots)))
+    out: list[Operation] = []
+    for a in s:
+        out.append(Mov(slots[a.dst], slots[a.src]) if a.kind == "move"
+                   else Swap(slots[a.src], slots[a.dst]))
+        trace.append(Step(a, tuple(s.forward), tuple(slots)))
+    return out
 
 
 def check_invariant(forward: List[int], cur: List[int], want: List[int]) -> None:

@@ -9,12 +9,18 @@ graph (blades first, then each axle), in the temp model with one temporary.
   needs no temporary, because the blade already holds a copy of the cycle
   value that would otherwise be lost.  Optimal in the temp model.
 
-Contracts: the ``@algorithm`` lines.  Proof: ``proofs/windmill.py``.
+Contracts: the ``@algorithm`` lines.  Proof: ``proofs/parmove.py``
+(section 3: the step system).  Both take ``trace=``: a list to which each
+operation appends a ``Step`` (the step of that system it is, and the state
+after it); ``tests/proofs/test_proofs_symbolic.py`` checks through it that
+the Z3 step relation maps each state to the next.  With ``trace=None``
+(the default) the output is the same and nothing is recorded.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from typing import Optional
 
 from ..core.graph import TransferGraph, analyse
@@ -24,12 +30,33 @@ from .registry import algorithm
 from .temporary import TempFor, originals_or_temps, temp_function
 
 
+@dataclass(frozen=True)
+class Step:
+    """One operation as the ``trace=`` hook reports it: ``label`` "kahn"
+    (a ready move into ``at`` written), "start" (the axle starting at ``at``
+    = c0 is saved in ``saved``: the temporary, or mincopy's blade copy, no
+    operation then), "axle" (the axle's move into ``at`` written).  The
+    state after it: ``unwritten`` = every destination of the whole move not
+    yet written; in an axle, ``axle`` = its locations c0, c1, ... (c[i+1]
+    <- c[i]) and ``hole`` = the axle location the next axle move writes
+    (empty / None outside an axle); ``emitted`` = operations output so far."""
+
+    label: str
+    at: Location
+    unwritten: frozenset
+    axle: tuple
+    saved: Optional[Location]
+    hole: Optional[Location]
+    emitted: int
+
+
 @algorithm(
     "windmill", model="temp", bound=moves_plus_cycles, bound_text="non-loop moves + cycles",
     shape=originals_or_temps, proof="proofs/parmove.py",
     summary="Kahn: blades first, then break each axle with the temporary",
     source="Kahn's algorithm on the windmills (the write-up \"Lowering parallel moves\")")
-def windmill(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation]:
+def windmill(pm: ParallelMove, temp: Optional[TempFor] = None,
+             trace: Optional[list[Step]] = None) -> list[Operation]:
     """Blades first, then axles (Kahn's algorithm on the transfer graph).
 
     A move ``d <- s`` is ready when no pending move still reads ``d``.
@@ -40,8 +67,9 @@ def windmill(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation
     """
     tmp = temp_function(pm, temp)
     out: list[Operation] = []
+    unwritten = _unwritten(pm, trace)
     for w in analyse(pm).windmills:
-        out += _blades_then_axle(w.moves, w.cycle, tmp, reuse_blade=False)
+        out += _blades_then_axle(w.moves, w.cycle, tmp, False, trace, unwritten, len(out))
     return out
 
 
@@ -51,7 +79,7 @@ def windmill(pm: ParallelMove, temp: Optional[TempFor] = None) -> list[Operation
     summary="minimum copies: non-loop moves + bare cycles (Boissinot et al.)",
     source="Boissinot et al., CGO 2009, Algorithm 1 (derived from the windmill structure)")
 def mincopy(pm: ParallelMove, temp: Optional[TempFor] = None,
-            preserve: str = "all") -> list[Operation]:
+            preserve: str = "all", trace: Optional[list[Step]] = None) -> list[Operation]:
     """Minimum number of copies with one temporary.
 
     As ``windmill``, except that an axle with a blade is not broken with the
@@ -93,9 +121,15 @@ def mincopy(pm: ParallelMove, temp: Optional[TempFor] = None,
     else:
         tmp = temp_function(pm, temp)
     out: list[Operation] = []
+    unwritten = _unwritten(pm, trace)
     for w in windmills:
-        out += _blades_then_axle(w.moves, w.cycle, tmp, reuse_blade=True)
+        out += _blades_then_axle(w.moves, w.cycle, tmp, True, trace, unwritten, len(out))
     return out
+
+
+def _unwritten(pm: ParallelMove, trace: Optional[list[Step]]) -> Optional[set[Location]]:
+    """The destinations not yet written, kept only for the trace."""
+    return None if trace is None else {d for d, s in pm.moves if d != s}
 
 
 def _free_leaf(g: TransferGraph) -> Location | None:
@@ -123,9 +157,22 @@ def _blades_then_axle(
     cycle: tuple[Location, ...],
     tmp: TempFor,
     reuse_blade: bool,
+    trace: Optional[list[Step]] = None,
+    unwritten: Optional[set[Location]] = None,
+    before: int = 0,
 ) -> list[Operation]:
-    """Sequentialise one windmill (its non-loop moves)."""
+    """Sequentialise one windmill (its non-loop moves).  With ``trace``:
+    ``unwritten`` is the whole move's unwritten destinations (updated
+    here) and ``before`` the operations output before this windmill."""
     out: list[Operation] = []
+
+    def note(label: str, at: Location, axle: tuple = (), saved: Optional[Location] = None,
+             hole: Optional[Location] = None) -> None:
+        if label != "start":  # a start writes the temporary (or nothing), not ``at``
+            unwritten.discard(at)
+        trace.append(Step(label, at, frozenset(unwritten), axle, saved, hole,
+                          before + len(out)))
+
     pending_reads: dict[Location, int] = {}
     for _, s in moves:
         pending_reads[s] = pending_reads.get(s, 0) + 1
@@ -147,6 +194,8 @@ def _blades_then_axle(
         pending_reads[s] -= 1
         if pending_reads[s] == 0 and s in source_of and s not in done:
             ready.append(s)
+        if trace is not None:
+            note("kahn", d)
     if not cycle:
         assert len(done) == len(moves), "a tree is fully sequentialised by Kahn"
         return out
@@ -168,8 +217,14 @@ def _blades_then_axle(
     if saved is None:
         saved = tmp(c[0])
         out.append(Mov(saved, c[0]))
+    if trace is not None:
+        note("start", c[0], c, saved, c[0])
     for i in range(k - 1, 0, -1):
         # write c[(i+1) % k] from c[i]; c[0] first (its value is saved)
         out.append(Mov(c[(i + 1) % k], c[i]))
+        if trace is not None:
+            note("axle", c[(i + 1) % k], c, saved, c[i])
     out.append(Mov(c[1], saved))
+    if trace is not None:
+        note("axle", c[1])
     return out

@@ -33,6 +33,8 @@ movs), then each remaining cycle is unrolled with xchg, following alias.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
+from typing import Optional
 
 from ..core.semantics import Location, Mov, Operation, ParallelMove, Swap
 from .optimum import moves_minus_cycles
@@ -79,12 +81,34 @@ def xchg_as_published(pm: ParallelMove) -> list[Operation]:
     return out
 
 
+@dataclass(frozen=True)
+class Step:
+    """A point of ``xchg``'s run where its proof (``proofs/xchg.py``,
+    section 3) has a state, as the ``trace=`` hook reports it.  ``label``:
+    "start" (before the ready loop), "kahn" (move ``at`` written from the
+    deque), "kahn_end" (``reader`` built), "between" (top of the for loop
+    at ``d0``), "walk" (each test of the while loop: ``d0``, current
+    ``at``), "done" (after the for loop).  The state after that point:
+    ``pending``, the ``ready`` deque, ``edges``, ``alias``, ``reader`` and
+    ``emitted`` = operations output so far."""
+
+    label: str
+    at: Optional[Location]
+    d0: Optional[Location]
+    pending: frozenset
+    ready: tuple
+    edges: dict
+    alias: dict
+    reader: dict
+    emitted: int
+
+
 @algorithm(
     "xchg", model="swap", bound=moves_minus_cycles, bound_text="non-loop moves - cycles",
     optimal=True, proof="proofs/xchg.py",
     summary="corrected PHI-to-mov/xchg, optimal: non-loop moves - cycles",
     source="the 2007 write-up, corrected: Kahn on the blades, then each cycle with xchg")
-def xchg(pm: ParallelMove) -> list[Operation]:
+def xchg(pm: ParallelMove, trace: Optional[list[Step]] = None) -> list[Operation]:
     """Corrected PHI-to-mov/xchg, optimal in the swap model.
 
     1. Kahn over the transfer graph: a move whose destination no pending
@@ -99,7 +123,9 @@ def xchg(pm: ParallelMove) -> list[Operation]:
        obsoleted this one").
 
     Destinations are distinct (ParallelMove.make checks it); optimal in the
-    swap model (lower bound proved in proofs/optimality.py).
+    swap model (lower bound proved in proofs/optimality.py).  ``trace``: a
+    list to which each proof step appends a ``Step`` (None: nothing is
+    recorded and the output is the same).
     """
     moves = pm.non_loop_moves
     source_of = dict(moves)
@@ -114,6 +140,14 @@ def xchg(pm: ParallelMove) -> list[Operation]:
     out: list[Operation] = []
     pending = set(source_of)
     ready = deque(d for d, _ in moves if edges.get(d, 0) == 0)
+    reader: dict[Location, Location] = {}
+
+    def note(label: str, at: Optional[Location] = None, d0: Optional[Location] = None) -> None:
+        trace.append(Step(label, at, d0, frozenset(pending), tuple(ready), dict(edges),
+                          dict(alias), dict(reader), len(out)))
+
+    if trace is not None:
+        note("start")
     while ready:
         d = ready.popleft()
         s = source_of[d]
@@ -122,13 +156,21 @@ def xchg(pm: ParallelMove) -> list[Operation]:
         edges[s] -= 1
         if edges[s] == 0 and s in pending:
             ready.append(s)
+        if trace is not None:
+            note("kahn", d)
     # Only cycles remain: each pending destination is read by exactly one
     # pending move (its successor on the cycle).
     reader = {source_of[d]: d for d in pending}
+    if trace is not None:
+        note("kahn_end")
     for d0, _ in moves:
+        if trace is not None:
+            note("between", d0, d0)
         if d0 not in pending:
             continue
         d = d0
+        if trace is not None:
+            note("walk", d, d0)
         while d in pending:
             s = source_of[d]
             pending.discard(d)
@@ -136,4 +178,8 @@ def xchg(pm: ParallelMove) -> list[Operation]:
                 out.append(Swap(d, where(s)))
                 alias[d] = where(s)
             d = reader[d]
+            if trace is not None:
+                note("walk", d, d0)
+    if trace is not None:
+        note("done")
     return out

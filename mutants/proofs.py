@@ -1,0 +1,76 @@
+"""Bugs planted in the proofs (or in an algorithm the proofs must judge),
+each of which ``python -m proofs`` must catch: run with the mutant
+installed (``python -m proofs --mutant NAME --only ENTRY``), some claim of
+the entry modules must come out refuted, vacuous or unknown, or be
+rejected for a result its evidence does not back.  ``python -m proofs
+--mutants`` runs them all, each in a fresh process; ``entry`` is the
+comma-separated list of proof modules to run.
+
+These are the planted bugs of a review of ``proofs/`` that the proofs
+first missed; each names the claim that now catches it (``why``).
+Leroy's "loop without its side condition, ghost counter decremented" and
+the other bugs planted in Leroy's rule system live with it in
+``mutants/leroy.py`` and are appended here.
+"""
+
+from __future__ import annotations
+
+from . import Mutant
+
+
+def _m(name: str, module: str, scope: str, entry: str, old: str, new: str,
+       why: str, z3: str | None = None) -> Mutant:
+    return Mutant(name, module, old, new, why, family="proofs", entry=entry, scope=scope,
+                  z3=z3)
+
+
+MUTANTS: list[Mutant] = [
+    _m("proofs_shuf_range_cut", "proofs.shuf", "_vars", "shuf",
+       "rng = [z3.ULT(x, n) for x in cur + want] if (1 << wv) != n else []",
+       "rng = [z3.ULT(x, n - 1) for x in cur + want] if (1 << wv) != n else []",
+       "the shuf proof's slot values range over 0..n-2 (n = 10, 11 in the full "
+       "run; 3 in --quick): caught by the witness 'the highest slot is a source'"),
+    _m("proofs_windmill_no_fanout", "proofs.parmove", "windmill_symbolic", "parmove",
+       "rng = [z3.ULT(s, n) for s in srcs] if (1 << w) != n else []",
+       "rng = ([z3.ULT(s, n) for s in srcs] if (1 << w) != n else []) + [\n"
+       "        z3.Or(srcs[y] == y, srcs[z] == z, srcs[y] != srcs[z])\n"
+       "        for y in range(n) for z in range(y + 1, n)]",
+       "the windmill/mincopy proof assumes no fan-out (two moves never read the "
+       "same register), so mincopy's blade-copy path is never exercised: caught by "
+       "the witnesses 'fan-out present' and 'a blade copy saves the axle'"),
+    _m("proofs_optimality_no_temp", "proofs.optimality", "_sequence", "optimality",
+       "allowed = list(range(nlocs))", "allowed = list(range(n))",
+       "the temporary removed from the optimality search space: 'no shorter' still "
+       "holds, but the bound is no longer reachable (temp model, a cycle)"),
+    _m("xchg_useless_swap", "verified.algorithms.xchg", "xchg", "xchg",
+       "            if where(s) != d:\n", "            if True:\n",
+       "xchg emits a useless 'swap d, d' when a cycle closes (correct, not optimal): "
+       "caught by the enumerated claim's length check and, in the symbolic model "
+       "(z3 'useless_swap'), by the ghost count of emitted operations",
+       z3="useless_swap"),
+    _m("shuf_mask_16_bits", "verified.algorithms.shuf", "Shuf.add", "shuf",
+       "self.forward[src] |= 1 << dst",
+       "self.forward[src] = (self.forward[src] | 1 << dst) & 0xFFFF",
+       "shuf's masks cut to 16 bits: the symbolic proofs model n-bit masks, so the "
+       "real Shuf is stepped against the Z3 step relation on 17..40 slots (a tested "
+       "row), which refutes it"),
+    _m("proofs_vacuity_timeout_proved", "proofs.common", "prove", "common",
+       "            return ledger.record(UNKNOWN), None\n"
+       "        if name != \"hypotheses satisfiable\"",
+       "            continue\n"
+       "        if name != \"hypotheses satisfiable\"",
+       "a vacuity check that times out counts as passed: the harness's own claim "
+       "'a proof whose vacuity check times out is unknown' catches it"),
+    _m("proofs_dp_search_proved", "proofs.permi_claims", "exhaustive_claim", "permi_claims",
+       "kind=ENUMERATED, detail=detail)",
+       "kind=ENUMERATED, detail=detail) | {\"result\": PROVED, \"expect\": PROVED}",
+       "'DP == search' (an exhaustive test) labelled proved: the runner rejects a "
+       "'proved' row whose ledger holds no symbolic Z3 proof"),
+]
+
+# Leroy's planted bugs live with Leroy's model (mutants/leroy.py)
+from .leroy import PROOF as _LEROY  # noqa: E402
+
+MUTANTS += _LEROY
+
+BY_NAME = {m.name: m for m in MUTANTS}

@@ -1,0 +1,383 @@
+"""The one harness of ``proofs/``: every Z3 query goes through ``prove``.
+
+Results (the ``result`` column of ``python -m proofs``):
+
+* ``proved``: Z3 showed ``hypotheses => goal`` valid (unsat of the negation),
+  the hypotheses are satisfiable (vacuity check), and every named witness
+  is satisfiable with the hypotheses;
+* ``refuted``: Z3 found an assignment of the hypotheses where the goal is
+  false (a counterexample; ``COUNTEREXAMPLE`` is the same word);
+* ``vacuous``: the hypotheses are contradictory, or a named witness is
+  unsatisfiable with them: the "proof" would hold of nothing, so the claim
+  fails;
+* ``unknown``: a query (the goal, the vacuity check or a witness) timed out
+  or Z3 gave up: never counted as proved;
+* ``enumerated``: every input up to the row's n was run and checked one by
+  one (each check may be a Z3 proof), exhaustive but not symbolic;
+* ``tested``: random or sampled inputs only.
+
+A ``Ledger`` records every query of one claim (solver seconds, how many
+were proved / refuted / vacuous / unknown, the witnesses checked), and
+``claim(..., ledger=...)`` writes the row from it.  ``python -m proofs``
+refuses a row that says ``proved`` without a proved Z3 query in its ledger,
+or that says ``enumerated`` without an enumeration (so a label cannot be
+written by hand).
+
+Shared encoding helpers, once: ``mux`` (If-chain read at a symbolic index),
+``finite_sort`` (a sort with exactly k elements), ``as_int`` (a bit-vector
+compared width-independently: a witness "value n - 1 occurs" cannot be met
+by wrap-around), ``run_lemma`` (an unbounded lemma, then a search for a
+genuine counterexample on 1..4 elements when it does not prove).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Sequence
+
+import z3
+
+PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
+VACUOUS, ENUMERATED, TESTED = "vacuous", "enumerated", "tested"
+#: the older name of REFUTED (the same string)
+COUNTEREXAMPLE = REFUTED
+#: results that fail a claim expected to be proved / enumerated / tested
+FAILURES = (REFUTED, VACUOUS, UNKNOWN)
+
+
+@dataclass
+class Ledger:
+    """What one claim asked Z3 and what Z3 answered (solver seconds
+    included).  Also the timer of the older code (``Timer`` is this)."""
+
+    seconds: float = 0.0
+    counts: dict = field(default_factory=lambda: {PROVED: 0, REFUTED: 0, VACUOUS: 0,
+                                                  UNKNOWN: 0})
+    #: names of the witnesses checked (satisfiable) for this claim
+    witnesses: list = field(default_factory=list)
+    #: names of witnesses found unsatisfiable (the claim is vacuous)
+    vacuous: list = field(default_factory=list)
+    enumerated: int = 0
+    tested: int = 0
+
+    def check(self, solver: z3.Solver, *assumptions) -> z3.CheckSatResult:
+        t = time.perf_counter()
+        r = solver.check(*assumptions)
+        self.seconds += time.perf_counter() - t
+        return r
+
+    def record(self, result: str) -> str:
+        self.counts[result] = self.counts.get(result, 0) + 1
+        return result
+
+    def result(self, kind: str = PROVED) -> str:
+        """The claim's result from what was recorded: any refutation wins,
+        then vacuity, then unknown; else ``kind`` (proved / enumerated /
+        tested) if something of that kind was checked, else unknown."""
+        for bad in (REFUTED, VACUOUS, UNKNOWN):
+            if self.counts.get(bad):
+                return bad
+        if kind == PROVED:
+            return PROVED if self.counts[PROVED] else UNKNOWN
+        if kind == ENUMERATED:
+            return ENUMERATED if self.enumerated else UNKNOWN
+        return TESTED if self.tested else UNKNOWN
+
+    def evidence(self) -> dict:
+        return {"z3": dict(self.counts), "witnesses": list(self.witnesses),
+                "vacuous_witnesses": list(self.vacuous),
+                "enumerated": self.enumerated, "tested": self.tested}
+
+
+Timer = Ledger
+
+
+def _solve(assertions: Sequence[z3.BoolRef], timeout_ms: int, ledger: Ledger,
+           rlimit: int | None = None) -> tuple[z3.CheckSatResult, z3.Solver]:
+    s = z3.Solver()
+    s.set("timeout", max(1, int(timeout_ms)))
+    if rlimit:
+        s.set("rlimit", rlimit)
+    s.add(*assertions)
+    return ledger.check(s), s
+
+
+def antecedents(goal: z3.BoolRef) -> list[z3.BoolRef]:
+    """The antecedents of the ``Implies`` at the top of ``goal`` (through
+    ``And``): the branches a claim must show reachable."""
+    out = []
+    stack = [goal]
+    while stack:
+        g = stack.pop()
+        if z3.is_and(g):
+            stack.extend(reversed(g.children()))
+        elif z3.is_app_of(g, z3.Z3_OP_IMPLIES):
+            out.append(g.arg(0))
+    return out
+
+
+def prove(
+    goal: z3.BoolRef, hypotheses: Iterable[z3.BoolRef] = (),
+    timeout_ms: int = 60_000, timer: Ledger | None = None,
+    witnesses: Mapping[str, z3.BoolRef] | None = None, branches: bool = False,
+    vacuity_timeout_ms: int | None = None,
+) -> tuple[str, z3.ModelRef | None]:
+    """Prove ``hypotheses => goal`` for every assignment of the free
+    constants.  Returns (result, counterexample model or None):
+
+    * REFUTED with the model when ``hypotheses and not goal`` is sat;
+    * otherwise (unsat) the hypotheses must be satisfiable (vacuity check),
+      and so must every ``witnesses`` formula and (``branches``) every
+      top-level ``Implies`` antecedent of ``goal``, each together with the
+      hypotheses: an unsat one gives VACUOUS, a timed-out one UNKNOWN;
+    * UNKNOWN when the main query times out.
+    """
+    ledger = timer if timer is not None else Ledger()
+    hyps = list(hypotheses)
+    r, s = _solve(hyps + [z3.Not(goal)], timeout_ms, ledger)
+    if r == z3.sat:
+        return ledger.record(REFUTED), s.model()
+    if r != z3.unsat:
+        return ledger.record(UNKNOWN), None
+    checks: list[tuple[str, z3.BoolRef]] = [("hypotheses satisfiable", z3.BoolVal(True))]
+    checks += list((witnesses or {}).items())
+    if branches:
+        checks += [(f"branch {a}", a) for a in antecedents(goal)]
+    vt = vacuity_timeout_ms if vacuity_timeout_ms is not None else timeout_ms
+    for name, w in checks:
+        rw, _ = _solve(hyps + [w], vt, ledger)
+        if rw == z3.unsat:
+            ledger.vacuous.append(name)
+            return ledger.record(VACUOUS), None
+        if rw != z3.sat:  # a timed-out vacuity check proves nothing
+            return ledger.record(UNKNOWN), None
+        if name != "hypotheses satisfiable" and name not in ledger.witnesses:
+            ledger.witnesses.append(name)
+    return ledger.record(PROVED), None
+
+
+def exists(
+    formula: z3.BoolRef, hypotheses: Iterable[z3.BoolRef] = (),
+    timeout_ms: int = 60_000, timer: Ledger | None = None,
+) -> tuple[str, z3.ModelRef | None]:
+    """Reachability, through ``prove``: "some assignment meets the
+    hypotheses and ``formula``" is proved exactly when ``hypotheses =>
+    not formula`` is refuted (the model is the witness).  Returns (PROVED
+    with the model, REFUTED when none exists, UNKNOWN)."""
+    ledger = timer if timer is not None else Ledger()
+    scratch = Ledger()
+    r, model = prove(z3.Not(formula), hypotheses, timeout_ms, scratch)
+    ledger.seconds += scratch.seconds
+    if r == REFUTED:
+        return ledger.record(PROVED), model
+    if r in (PROVED, VACUOUS):
+        return ledger.record(REFUTED), None
+    return ledger.record(UNKNOWN), None
+
+
+def prove_all(
+    goals: Iterable[tuple[z3.BoolRef, str]], hypotheses: Iterable[z3.BoolRef],
+    timeout_ms: int, ledger: Ledger,
+) -> tuple[str, str]:
+    """Many goals under the same hypotheses (an enumeration: one goal per
+    input), on one incremental solver: the vacuity check of the shared
+    hypotheses once, then each goal.  Stops at the first goal that is not
+    proved; returns (result, that goal's label or "")."""
+    hyps = list(hypotheses)
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*hyps)
+    r = ledger.check(s)
+    if r == z3.unsat:
+        ledger.vacuous.append("hypotheses satisfiable")
+        return ledger.record(VACUOUS), ""
+    if r != z3.sat:
+        return ledger.record(UNKNOWN), ""
+    for goal, label in goals:
+        s.push()
+        s.add(z3.Not(goal))
+        r = ledger.check(s)
+        s.pop()
+        if r == z3.sat:
+            return ledger.record(REFUTED), label
+        if r != z3.unsat:
+            return ledger.record(UNKNOWN), label
+        ledger.record(PROVED)
+    return PROVED, ""
+
+
+def decide_each(
+    goals: Iterable[z3.BoolRef], hypotheses: Iterable[z3.BoolRef], timeout_ms: int,
+    ledger: Ledger,
+) -> Iterable[str]:
+    """A verdict per goal (PROVED or REFUTED, UNKNOWN on a timeout) under
+    shared hypotheses, on one incremental solver, for checks where a
+    refutation is an answer and not a failure (the semantics cross-check
+    compares each verdict with Python's).  The hypotheses' vacuity check
+    comes first: if they are unsatisfiable every verdict is VACUOUS."""
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(*list(hypotheses))
+    r = ledger.check(s)
+    base = None if r == z3.sat else (VACUOUS if r == z3.unsat else UNKNOWN)
+    for goal in goals:
+        if base is not None:
+            yield base
+            continue
+        s.push()
+        s.add(z3.Not(goal))
+        r = ledger.check(s)
+        s.pop()
+        yield PROVED if r == z3.unsat else REFUTED if r == z3.sat else UNKNOWN
+
+
+def combine(results: Iterable[str]) -> str:
+    """Several sub-results make one claim: refuted wins, then vacuous,
+    then unknown; proved only if all are proved (and there is one)."""
+    results = list(results)
+    for bad in (REFUTED, VACUOUS, UNKNOWN):
+        if bad in results:
+            return bad
+    return PROVED if results else UNKNOWN
+
+
+def claim(
+    text: str, n: int | None, result: str, seconds: float,
+    expect: str = PROVED, detail: str = "", ledger: Ledger | None = None,
+    **extra,
+) -> dict:
+    """One row of the proofs table.  With ``ledger``, the row carries the
+    evidence ``python -m proofs`` checks the result against."""
+    out = {"claim": text, "n": n, "result": result, "seconds": round(seconds, 3),
+           "expect": expect}
+    if detail:
+        out["detail"] = detail
+    if ledger is not None:
+        out["evidence"] = ledger.evidence()
+    out.update(extra)
+    return out
+
+
+def row(text: str, n: int | None, ledger: Ledger, kind: str = PROVED,
+        expect: str | None = None, detail: str = "", **extra) -> dict:
+    """A row whose result is computed from its ledger (see ``Ledger.result``)."""
+    return claim(text, n, ledger.result(kind), ledger.seconds,
+                 expect=expect or kind, detail=detail, ledger=ledger, **extra)
+
+
+def evidence_problem(r: dict) -> str:
+    """Why a row's result is not backed by its evidence ("" when it is)."""
+    ev = r.get("evidence")
+    result = r["result"]
+    if result not in (PROVED, ENUMERATED, TESTED):
+        return ""
+    if ev is None:
+        return f"says {result} but carries no evidence"
+    z = ev["z3"]
+    bad = [k for k in (REFUTED, VACUOUS, UNKNOWN) if z.get(k)]
+    if bad and r.get("expect") in (PROVED, ENUMERATED, TESTED):
+        return f"says {result} but its ledger has {', '.join(bad)} queries"
+    if result == PROVED and (not z.get(PROVED) or ev["enumerated"] or ev["tested"]):
+        return "says proved without a symbolic Z3 proof (enumerated or tested)"
+    if result == ENUMERATED and not ev["enumerated"]:
+        return "says enumerated without an enumeration"
+    if result == TESTED and not ev["tested"]:
+        return "says tested without a test"
+    return ""
+
+
+# ---------------------------------------------------------------------------
+# Encoding helpers (once for every module)
+# ---------------------------------------------------------------------------
+
+
+def mux(xs: Sequence, j):
+    """``xs[j]`` for a Python int or a Z3 term ``j`` (an If-chain; past the
+    end reads the last element, so callers bound ``j``)."""
+    if isinstance(j, int):
+        return xs[j]
+    v = xs[-1]
+    for k in range(len(xs) - 2, -1, -1):
+        v = z3.If(j == k, xs[k], v)
+    return v
+
+
+_FINITE: dict = {}
+
+
+def finite_sort(prefix: str, k: int) -> z3.SortRef:
+    """A sort with exactly k elements: a counterexample over it is a genuine
+    counterexample to a lemma claimed for every sort."""
+    if (prefix, k) not in _FINITE:
+        _FINITE[prefix, k] = z3.EnumSort(f"{prefix}{k}", [f"{prefix.lower()}{k}_{j}"
+                                                          for j in range(k)])[0]
+    return _FINITE[prefix, k]
+
+
+def as_int(x) -> z3.ArithRef:
+    """A bit-vector as an unbounded integer (unsigned), so that comparing
+    it with n - 1 cannot be met by wrap-around."""
+    return z3.BV2Int(x) if z3.is_bv(x) else x
+
+
+def run_lemma(lemma: Callable[[z3.SortRef, Ledger, int], str], sort: z3.SortRef,
+              prefix: str, ledger: Ledger, expect_false: bool = False,
+              sizes: Iterable[int] = range(1, 5)) -> str:
+    """An unbounded lemma ``lemma(sort, ledger, timeout_ms)`` over the
+    uninterpreted ``sort``; if that does not prove, look for a genuine
+    counterexample over 1..4 elements, so that a false lemma reports
+    REFUTED (with a finite model) rather than unknown.  A lemma expected
+    false (a mutant) gets a short unbounded attempt."""
+    r = lemma(sort, ledger, 3_000 if expect_false else 60_000)
+    if r in (PROVED, VACUOUS):
+        return r
+    for k in sizes:
+        if lemma(finite_sort(prefix, k), ledger, 20_000) == REFUTED:
+            return REFUTED
+    return UNKNOWN
+
+
+def pigeonhole(holes: int) -> list[z3.BoolRef]:
+    """A small unsatisfiable formula Z3 needs long to refute (pigeonhole:
+    holes + 1 pigeons in ``holes`` holes); the harness's own tests use it
+    as hypotheses whose vacuity check times out."""
+    p = [[z3.Bool(f"php_{i}_{j}") for j in range(holes)] for i in range(holes + 1)]
+    out = [z3.Or(*row_) for row_ in p]
+    for j in range(holes):
+        for a in range(holes + 1):
+            for b in range(a + 1, holes + 1):
+                out.append(z3.Not(z3.And(p[a][j], p[b][j])))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The harness's own claims (rows of ``python -m proofs``): the two ways a
+# proof could pass vacuously are reported as such, on small synthetic queries.
+# ---------------------------------------------------------------------------
+
+
+def harness_claims() -> list[dict]:
+    x = z3.Int("harness_x")
+    rows = []
+    # hypotheses whose vacuity check cannot finish in 200 ms (pigeonhole
+    # 10 -> 9): the goal itself is trivially valid, so only the vacuity
+    # check stands between this and "proved"
+    led = Ledger()
+    prove(z3.BoolVal(True), pigeonhole(9), 60_000, led, vacuity_timeout_ms=200)
+    rows.append(row("harness: a proof whose vacuity check times out is unknown, "
+                    "never proved", None, led, expect=UNKNOWN))
+    led = Ledger()
+    prove(x > 0, [x > 1], 60_000, led, witnesses={"x == 0": x == 0})
+    rows.append(row("harness: a proof with an unsatisfiable witness is vacuous", None,
+                    led, expect=VACUOUS))
+    led = Ledger()
+    prove(z3.And(z3.Implies(x > 5, x > 3), z3.Implies(x < 0, x > 3)), [x > 1], 60_000, led,
+          branches=True)
+    rows.append(row("harness: a proof with an unreachable Implies branch is vacuous",
+                    None, led, expect=VACUOUS))
+    return rows
+
+
+def claims(quick: bool = False) -> list[dict]:
+    return harness_claims()

@@ -1,0 +1,106 @@
+"""The harness of proofs/ (proofs/common.py) on small synthetic queries:
+a proof can only say "proved" when Z3 proved it and it is not vacuous, and
+the runner refuses rows whose result their evidence does not back."""
+
+from __future__ import annotations
+
+import z3
+
+from proofs import __main__ as runner
+from proofs.common import (ENUMERATED, PROVED, REFUTED, TESTED, UNKNOWN, VACUOUS, Ledger,
+                           antecedents, evidence_problem, exists, mux, pigeonhole, prove,
+                           prove_all, row)
+
+x = z3.Int("x")
+
+
+def test_prove_proves_refutes_and_reports_contradictory_hypotheses_as_vacuous():
+    assert prove(x > 0, [x > 1])[0] == PROVED
+    result, model = prove(x > 2, [x > 1])
+    assert result == REFUTED and model.eval(x).as_long() == 2
+    assert prove(x > 0, [x > 1, x < 0])[0] == VACUOUS
+
+
+def test_a_timed_out_vacuity_check_is_unknown_never_proved():
+    led = Ledger()
+    # the goal is trivially valid; only the (pigeonhole, hard) vacuity
+    # check stands between it and "proved", and it cannot finish in 100 ms
+    assert prove(z3.BoolVal(True), pigeonhole(9), 60_000, led,
+                 vacuity_timeout_ms=100)[0] == UNKNOWN
+    assert led.result() == UNKNOWN
+    # the same hypotheses with time to spare: contradictory, so vacuous
+    assert prove(z3.BoolVal(True), pigeonhole(3))[0] == VACUOUS
+
+
+def test_an_unsatisfiable_witness_makes_the_claim_vacuous():
+    led = Ledger()
+    assert prove(x > 0, [x > 1], witnesses={"x is 5": x == 5}, timer=led)[0] == PROVED
+    assert led.witnesses == ["x is 5"]
+    led = Ledger()
+    assert prove(x > 0, [x > 1], witnesses={"x is 0": x == 0}, timer=led)[0] == VACUOUS
+    assert led.vacuous == ["x is 0"] and led.result() == VACUOUS
+
+
+def test_every_implies_branch_must_be_reachable():
+    goal = z3.And(z3.Implies(x > 5, x > 3), z3.Implies(x < 0, x > 3))
+    assert [str(a) for a in antecedents(goal)] == ["x > 5", "x < 0"]
+    assert prove(goal, [x > 1])[0] == PROVED            # valid, but ...
+    assert prove(goal, [x > 1], branches=True)[0] == VACUOUS  # x < 0 unreachable
+
+
+def test_exists_is_reachability_through_prove():
+    assert exists(x == 3, [x > 1])[0] == PROVED
+    assert exists(x == 0, [x > 1])[0] == REFUTED
+
+
+def test_prove_all_stops_at_the_first_goal_that_fails():
+    led = Ledger()
+    goals = [(x > 0, "a"), (x > 5, "b"), (x > -1, "c")]
+    assert prove_all(goals, [x > 1], 10_000, led) == (REFUTED, "b")
+    assert led.counts[PROVED] == 1
+
+
+def test_mux_reads_at_a_symbolic_index():
+    j = z3.Int("j")
+    xs = [z3.IntVal(10), z3.IntVal(20), z3.IntVal(30)]
+    assert z3.simplify(z3.substitute(mux(xs, j), (j, z3.IntVal(1)))).as_long() == 20
+    assert mux(xs, 2) is xs[2]
+
+
+def test_rows_take_their_result_from_the_ledger_and_the_runner_checks_it():
+    led = Ledger()
+    prove(x > 0, [x > 1], timer=led)
+    assert row("c", 3, led)["result"] == PROVED
+    assert evidence_problem(row("c", 3, led)) == ""
+    # "proved" written by hand over an enumeration: rejected
+    enum = Ledger(enumerated=10)
+    forged = row("c", 3, enum, kind=ENUMERATED)
+    assert forged["result"] == ENUMERATED and evidence_problem(forged) == ""
+    forged["result"] = PROVED
+    assert "without a symbolic Z3 proof" in evidence_problem(forged)
+    # no evidence at all: rejected
+    assert "no evidence" in evidence_problem(
+        {"claim": "c", "n": 1, "result": PROVED, "seconds": 0.0, "expect": PROVED})
+    assert evidence_problem(row("t", 1, Ledger(tested=1), kind=TESTED)) == ""
+    assert row("t", 1, Ledger(), kind=TESTED)["result"] == UNKNOWN
+
+
+def test_runner_fails_on_a_row_its_evidence_does_not_back(monkeypatch, capsys):
+    led = Ledger()
+    prove(x > 0, [x > 1], timer=led)
+    good = dict(row("good", 2, led), module="m")
+    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: ([good], []))
+    assert runner.main(["--quick"]) == 0
+    bad = dict(row("dp", 2, Ledger(enumerated=5), kind=ENUMERATED), module="m")
+    bad["result"] = bad["expect"] = PROVED
+    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: ([bad], []))
+    assert runner.main(["--quick"]) == 1
+    assert "FAILED: says proved without a symbolic Z3 proof" in capsys.readouterr().out
+
+
+def test_harness_claims_are_as_expected():
+    from proofs import common
+
+    rows = common.claims()
+    assert [r["result"] for r in rows] == [UNKNOWN, VACUOUS, VACUOUS]
+    assert all(r["result"] == r["expect"] for r in rows)
