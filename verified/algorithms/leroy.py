@@ -53,7 +53,7 @@ class Step:
 
 @algorithm(
     "leroy", model="temp", bound=moves_plus_cycles, bound_text="non-loop moves + cycles",
-    shape=originals_or_temps, proof="proofs/parmove.py",
+    shape=originals_or_temps, proof="proofs/leroy.py",
     summary="Leroy et al. recursive post-order, one temporary",
     source="Rideau, Serpette, Leroy, \"Tilting at windmills with Coq\" (JAR 2008), "
            "CompCert lib/Parmov.v")
@@ -128,7 +128,7 @@ def _readers(src: list[Location]) -> dict[Location, list[int]]:
 
 @algorithm(
     "leroy-iterative", model="temp", bound=moves_plus_cycles,
-    bound_text="non-loop moves + cycles", shape=originals_or_temps, proof="proofs/parmove.py",
+    bound_text="non-loop moves + cycles", shape=originals_or_temps, proof="proofs/leroy.py",
     summary="the same with an explicit stack (no recursion limit)",
     source="Rideau, Serpette, Leroy (as leroy), iterative")
 def leroy_iterative(pm: ParallelMove, temp: Optional[TempFor] = None,
