@@ -25,6 +25,7 @@ SUBCOMMANDS = [
     ("conform", "verified.tools.conform", "drive another implementation over the protocol and check every answer (CI gate)"),
     ("vectors", "verified.tools.vectors", "write deterministic JSON-lines test vectors (request, expected state, optimum, reference)"),
     ("explain", "verified.tools.explain", "explain one request and sequence: the transfer graph, the state after every operation, the first value destroyed, the verdict"),
+    ("machines", "verified.tools.machines", "the preset machine descriptions: list them, or `show NAME` as JSON"),
     ("ssra", "verified.ssra.cli", "solid-state register allocator: `alloc` a straight-line SSA tape, `check` anyone's allocation of it"),
 ]
 

@@ -5,12 +5,14 @@ Reads one JSON request per line, answers each with the verdict of
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from ..algorithms.optimum import optimum
 from ..core.exits import EXIT_OK, EXIT_WRONG
+from ..core.machine import MachineOptimum, MachineRequest, check_machine_request
 from ..core.oracle import Verdict, implements, read_sequence
-from .wire import Request, parse_request, serve_paths
+from .wire import Request, parse_any, serve_paths
 
 
 def check_request(req: Request) -> dict:
@@ -21,6 +23,36 @@ def check_request(req: Request) -> dict:
     out = verdict.to_json()
     best = optimum(req.pm, req.model, req.preserve)
     out["optimal"] = best.length
+    if best.note:
+        out["optimal_note"] = best.note
+    return out
+
+
+#: the module that computes the optimum of a machine request (a function
+#: ``optimum(request: MachineRequest) -> MachineOptimum``); until it exists,
+#: ``"optimal"`` is null with an ``"optimal_note"`` saying so
+MACHINE_OPTIMUM = "verified.algorithms.machine_optimum"
+
+
+def machine_optimum(req: MachineRequest) -> MachineOptimum:
+    """The optimum of a machine request through the ``MACHINE_OPTIMUM`` hook."""
+    try:
+        module = importlib.import_module(MACHINE_OPTIMUM)
+    except ModuleNotFoundError as e:
+        if e.name != MACHINE_OPTIMUM:
+            raise
+        return MachineOptimum(None, "the optimum on a machine is not computed by this "
+                              "version")
+    return module.optimum(req)
+
+
+def check_machine(req: MachineRequest) -> dict:
+    """The oracle's JSON answer for a machine request (``docs/machines.md``):
+    the verdict, the sequence's cost, and ``"optimal"`` (the minimum total
+    cost, or null with ``"optimal_note"``)."""
+    out = check_machine_request(req).to_json()
+    best = machine_optimum(req)
+    out["optimal"] = best.cost
     if best.note:
         out["optimal_note"] = best.note
     return out
@@ -70,7 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _handle_check(obj: object) -> tuple[dict, int]:
-    answer = check_request(parse_request(obj, need_sequence=True))
+    req = parse_any(obj, need_sequence=True)
+    answer = check_machine(req) if isinstance(req, MachineRequest) else check_request(req)
     return answer, EXIT_OK if answer["ok"] else EXIT_WRONG
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Callable, TextIO
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG, worse
+from ..core.machine import MachineRequest, parse_machine_request
 from ..core.oracle import check_contract
 from ..core.semantics import MODELS, ParallelMove, PreconditionError, check_model
 
@@ -41,11 +42,23 @@ class Request:
     id: object = None
 
 
+def parse_any(obj: object, need_sequence: bool) -> "Request | MachineRequest":
+    """A request with ``"machine"`` (``core.machine.parse_machine_request``,
+    ``docs/machines.md``) or without (``parse_request``, exactly as in round 1)."""
+    if isinstance(obj, dict) and "machine" in obj:
+        return parse_machine_request(obj, need_sequence)
+    return parse_request(obj, need_sequence)
+
+
 def parse_request(obj: object, need_sequence: bool) -> Request:
     """Validate one decoded JSON request; raise PreconditionError naming the
     problem (unknown key, missing field, bad move, bad temporary...).  The
     "sequence" is only required to be present (``need_sequence``): what is
-    inside it is judged, not validated (``docs/protocol.md``)."""
+    inside it is judged, not validated (``docs/protocol.md``).  A request with
+    ``"machine"`` is ``parse_any``'s; here it is refused by name."""
+    if isinstance(obj, dict) and "machine" in obj:
+        raise PreconditionError(
+            '"machine" requests are not served by this command yet (docs/machines.md)')
     if not isinstance(obj, dict):
         raise PreconditionError(
             f"a request is a JSON object, got {type(obj).__name__}"
