@@ -111,18 +111,21 @@ def scratch_registers(m: Machine, avoid: frozenset = frozenset()) -> tuple[str, 
 
 
 def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIRST_CLASS,
-                  slots: int = SLOTS_PER_WIDTH) -> tuple[Machine, tuple[str, ...]]:
+                  slots: int = SLOTS_PER_WIDTH, temps: Sequence[str] | None = None
+                  ) -> tuple[Machine, tuple[str, ...]]:
     """The small machine derived from ``m`` and its scratch registers.
 
     Registers: the first ``first_class`` of ``m``'s first class and the first
     ``per_class`` of every other class, taking an aliased register only if
     its parts are taken (classes narrowest first: ``d0 = s0:s1`` comes with
     ``s0, s1``; ``d16`` has no ``s`` halves; a class none of whose first
-    registers qualifies, like ``armv7-vfp``'s ``q``, is left out); plus one
-    scratch register per remaining class (``scratch_registers``), declared as
-    the temporaries.  Slots: the first ``slots`` of every stack group.  Every
-    other field (swaps, ``mem_to_mem``, immediates, ``cross_class``, costs)
-    is ``m``'s."""
+    registers qualifies, like ``armv7-vfp``'s ``q``, is left out); plus the
+    temporaries: ``temps`` (names of ``m``; they stay on the small machine),
+    or by default one scratch register per remaining class, its last one
+    not aliased to a missing part.  Slots: the first ``slots`` of every
+    stack group.  Every other field (swaps, ``mem_to_mem``, immediates,
+    ``cross_class``, costs) is ``m``'s.  Returns the machine and the
+    temporaries."""
     first = m.classes[0].name
     chosen: set[str] = set()
     regs: dict[str, list[str]] = {}
@@ -140,15 +143,25 @@ def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIR
     # the scratch: the last register of the class not aliased to a missing part
     scratch: list[str] = []
     used_units = {u for r in chosen for u in m.lookup(r).units}
-    for c in m.classes:
-        if not regs[c.name]:
-            continue
-        for r in reversed(c.registers):
-            u = set(m.lookup(r).units)
-            if r not in chosen and _alias_closed(m, r, chosen) and not u & used_units:
-                scratch.append(r)
-                used_units |= u
-                break
+    if temps is not None:
+        scratch = list(temps)
+    else:
+        for c in m.classes:
+            if not regs[c.name]:
+                continue
+            for r in reversed(c.registers):
+                u = set(m.lookup(r).units)
+                if r not in chosen and _alias_closed(m, r, chosen) and not u & used_units:
+                    scratch.append(r)
+                    used_units |= u
+                    break
+    if temps is not None:  # a given temporary pulls in the parts it aliases
+        todo = list(temps)
+        while todo:
+            r = todo.pop()
+            if r not in chosen:
+                chosen.add(r)
+                todo += list(dict(m.aliases).get(r, ()))
     keep = chosen | set(scratch)
     classes = {}
     for name, entry in full["classes"].items():
@@ -156,12 +169,11 @@ def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIR
         if names:
             classes[name] = {**entry, "registers": names}
     obj = {**full, "name": f"{m.name}/small",
-           "source": f"derived from {m.name} by verified.cases.machines.small_machine "
-                     f"({first_class} registers of {first}, {per_class} of every other "
-                     f"class, {slots} slots of every stack width, one scratch per class)",
+           "source": f"{m.name}, reduced by verified.cases.machines.small_machine",
            "classes": classes,
            "aliases": {a: p for a, p in full["aliases"].items() if a in keep},
-           "stack": [{**g, "names": g["names"][:slots]} for g in full["stack"]]}
+           "stack": [{**g, "names": [x for i, x in enumerate(g["names"])
+                                      if i < slots or x in keep]} for g in full["stack"]]}
     return machine_from_json(obj), tuple(scratch)
 
 
