@@ -7,6 +7,7 @@ its options table and the README's are generated from this parser
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -282,7 +283,8 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
         places = tuple(mgen.sites(m, temps))
         k = args.random
         ct = mm.MachineType(spec, temps, preserve, places, m.name)
-        cases = lambda: mm.ordered(mgen.random_case_stream(places, seed, m.name), order, seed)
+        cases = lambda: mm.ordered(itertools.islice(
+            mgen.random_case_stream(places, seed, m.name), k), order, seed)
         what = f"{k:,} random cases over all of {m.name} (seed {seed})"
         planned = k
     else:
