@@ -1,121 +1,105 @@
-"""Mutants of the reference resolver for machines (``verified solve
---algorithm resolve``, ``verified/algorithms/resolve.py``), one per bug
-class of ``docs/machines.md`` (the public resolver bugs that only a
-machine can express).  Each is one edit of the real source (see
-``mutants/__init__.py``) and speaks the protocol through
+"""Mutants of the machine oracle (``verified/core/machine.py``): each one
+small edit of the real code (the engine in ``mutants/__init__.py``) that
+makes the oracle forget one fact of the machine model.
 
-    python -m mutants.serve NAME
-
-so that ``verified conform --machine`` can be shown to catch it, as a
-wrong sequence (exit 1) with a shrunk case; ``tests/conform/
-test_conform_machines.py`` pins each one's smallest case.
-
-``witness`` is ``(machine, moves)``: the machine (a preset name, or a file
-of ``mutants/data/``) and the smallest case conform shrinks it to.
+``witness`` is a request with its sequence, as JSON text (a mutant is
+hashable), on which the mutated oracle answers differently from the real
+one: it accepts a wrong sequence, or judges a request the real oracle
+refuses as bad input.  ``tests/machines/test_mutants.py`` checks that the
+golden suite (the pinned answers of ``tests/machines/corpus.py``) rejects
+each one, and that the Z3 cross-check of ``proofs/machine.py`` rejects the
+ones that change the semantics or the legality of an operation
+(``z3`` says which).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
 from . import Mutant
 
-RESOLVE = "verified.algorithms.resolve"
-
-#: machine files of the mutants that no preset exposes
-DATA = Path(__file__).resolve().parent / "data"
+MACHINE = "verified.core.machine"
 
 
-def _resolve(name: str, old: str, new: str, why: str, scope: str, machine: str,
-             witness: object = None) -> Mutant:
-    return Mutant(name, RESOLVE, old, new, why, family="resolve", entry="resolve_request",
-                  scope=scope, model=machine, witness=witness)
+def _m(name: str, scope: str, old: str, new: str, why: str, witness: dict,
+       z3: str | None = None) -> Mutant:
+    return Mutant(name, MACHINE, old, new, why, family="machine", entry="check_machine_request",
+                  scope=scope, z3=z3, witness=json.dumps(witness))
 
 
-MUTANTS: list[Mutant] = [
-    _resolve(
-        "scratch_reused_while_parked",
-        """
-        if not self.safe(r, want, need):
-            continue
-        wants_it = any(j.dst is r and j.want == want for j in self.jobs)
-        """,
-        """
-        if any(u in self.goal for u in r.units) and not self.safe(r, want, need):
-            continue
-        wants_it = any(j.dst is r and j.want == want for j in self.jobs)
-        """,
-        "a scratch register (a temporary) is taken as always free for a slot-to-slot "
-        "split, even while it parks a cycle's value (the JIT bug: cycles among spilled "
-        "values miscompiled)",
-        "_Run._scratch", "aarch64"),
-    _resolve(
-        "swap_two_slots",
-        """and self.legal(("swap", job.dst, holder)) \\""",
-        """and (self.legal(("swap", job.dst, holder))
-                         or job.dst.kind == holder.kind == "mem") \\""",
-        "a slot cycle is broken with a swap of the two slots, as in the swap model; x86 "
-        "has xchg reg-reg and reg-mem, never mem-mem (the assembler rejects it)",
-        "_Run.break_cycle", "x86-64"),
-    _resolve(
-        "pair_copied_low_half_first",
-        """
-        if dst.kind != "list" and src.kind != "list":
-            return [(dst, src)]
-        """,
-        """
-        return [(dst, src)]
-        """,
-        "a register pair is moved as one unit, which the machine does part by part, "
-        "low half first: a0:a1 -> a1:a2 becomes mov a1, a0; mov a2, a1 (the high half "
-        "is lost)",
-        "_split_pair", "riscv64"),
-    _resolve(
-        "immediate_before_read",
-        """
-        if job.imm is not None or not self.safe(job.dst, job.want, need):
-            return False
-        """,
-        """
-        if job.imm is not None and self.legal(("mov", job.dst, job.imm)):
-            self.emit(("mov", job.dst, job.imm), "immediate")
-            return True
-        if job.imm is not None or not self.safe(job.dst, job.want, need):
-            return False
-        """,
-        "a constant is written as soon as the machine can write it, before the "
-        "destination's old value has been read by the moves that need it",
-        "_Run.try_job", "x86-64"),
-    _resolve(
-        "cross_class_scratch",
-        """
-        if not self.legal(("mov", p, src)) or not self.safe(p, vals, need):
-            continue
-        rank = (0 if p.kind == "reg" and p.cls == src.cls else
-        """,
-        """
-        if not self.safe(p, vals, need):
-            continue
-        rank = (0 if p.kind == "reg" else
-        """,
-        "a cycle's value is parked in the first free register of its width, whatever "
-        "its class (one scratch shared by the classes), a mov the machine lacks when "
-        "cross_class is false",
-        "_Run._free_place", str(DATA / "two-classes.json")),
-    _resolve(
-        "alias_written_while_half_is_read",
-        """
-            if need[old] and not [w for w in self.holders(old) if w not in p.units]:
-                return False
-        """,
-        """
-            if need[old] and not p.parts and not [w for w in self.holders(old)
-                                                  if w not in p.units]:
-                return False
-        """,
-        "an aliased register (d0 = s0:s1) is written as if it were a register of its "
-        "own: a value one of its halves still holds for a pending move is not checked",
-        "_Run.safe", "armv7-vfp"),
+MUTANTS = [
+    _m("alias_overlap_by_name", "MachineMove.make",
+       "            for u in units(m, dst):\n                if u in owner:",
+       "            for u in dst.parts:\n                if u in owner:",
+       "destinations are compared by name, so d0 and its half s1 pass as disjoint",
+       {"machine": "armv7-vfp", "moves": [["d0", "d1"], ["s1", "s0"]],
+        "sequence": [["mov", "d0", "d1"], ["mov", "s1", "s0"]]}),
+    _m("alias_units_ignored", "_resolve_names",
+       "        if name in alias_parts:", "        if False:",
+       "an aliased register gets units of its own: writing d0 leaves s0, s1 alone",
+       {"machine": "armv7-vfp", "moves": [["d0", "d1"], ["s4", "s1"]],
+        "sequence": [["mov", "d0", "d1"], ["mov", "s4", "s1"]]}, z3="alias_units_ignored"),
+    _m("mem_to_mem_forgotten", "_single_illegal",
+       '        if what == "mem<-mem" and not m.mem_to_mem:', "        if False:",
+       "a slot-to-slot mov passes on a machine without one",
+       {"machine": "x86-64", "moves": [["m0", "m1"]], "sequence": [["mov", "m0", "m1"]]},
+       z3="mem_to_mem_forgotten"),
+    _m("slot_swap_allowed", "_single_illegal",
+       '    if what == "swap mem-mem":', "    if False:",
+       "xchg between two stack slots passes (x86 has none)",
+       {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]],
+        "sequence": [["swap", "m0", "m1"]]}, z3="slot_swap_allowed"),
+    _m("list_moved_at_once", "step",
+       "    split = parts(m, op)", "    split = [op]",
+       "a register pair is moved in one go, hiding the lost high half of a shifted pair",
+       {"machine": "riscv64", "moves": [[["a1", "a2"], ["a0", "a1"]]],
+        "sequence": [["mov", ["a1", "a2"], ["a0", "a1"]]]}, z3="list_moved_at_once"),
+    _m("preserve_all_forgotten", "judge",
+       '    if preserve == "all":', "    if False:",
+       'under "all", a clobbered register that is no destination goes unnoticed',
+       {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]],
+        "sequence": [["mov", "rax", "m0"], ["swap", "rax", "m1"], ["mov", "m0", "rax"]]}),
+    _m("cross_class_forgotten", "_single_illegal",
+       "rx.cls != ry.cls and not m.cross_class", "rx.cls != ry.cls and False",
+       "a mov between two classes passes on a machine without one",
+       {"machine": {"name": "two-classes",
+                    "classes": {"gpr": {"registers": ["a0", "a1", "t0"]},
+                                "fpr": {"registers": ["f0", "f1", "ft0"]}}},
+        "moves": [["f0", "f1"], ["f1", "f0"]], "temps": ["t0"],
+        "sequence": [["mov", "t0", "f0"], ["mov", "f0", "f1"], ["mov", "f1", "t0"]]},
+       z3="cross_class_forgotten"),
+    _m("op_width_forgotten", "_single_illegal",
+       "    if rx.width != ry.width:", "    if False:",
+       "a mov between locations of different widths passes (and copies a part)",
+       {"machine": "x86-64", "moves": [["m0", "m1"]], "temps": ["xmm0"],
+        "sequence": [["mov", "xmm0", "m1"], ["mov", "m0", "xmm0"]]}, z3="op_width_forgotten"),
+    _m("immediate_to_forgotten", "_single_illegal",
+       "        if where not in m.immediate_to:", "        if False:",
+       "an immediate stored to a slot passes on a machine that has no such store",
+       {"machine": "aarch64", "moves": [["m0", {"imm": 5}]],
+        "sequence": [["mov", "m0", {"imm": 5}]]}, z3="immediate_to_forgotten"),
+    _m("class_swap_forgotten", "_single_illegal",
+       "            have = m.swap if c.swap is None else c.swap", "            have = m.swap",
+       "a class's own swaps are ignored: x86 xchg between two XMM registers passes",
+       {"machine": "x86-64", "moves": [["xmm0", "xmm1"], ["xmm1", "xmm0"]],
+        "sequence": [["swap", "xmm0", "xmm1"]]}, z3="class_swap_forgotten"),
+    _m("move_width_forgotten", "MachineMove.make",
+       "            if ws is not None and wd != ws:", "            if False:",
+       "a move between locations of different widths is judged instead of refused",
+       {"machine": "armv7-vfp", "moves": [["d0", "s1"]], "sequence": [["mov", "s0", "s1"]]}),
+    _m("temp_overlap_forgotten", "MachineMove.make",
+       "                if u in touched:", "                if False:",
+       "a temporary that overlaps a move (s0 inside d0) is accepted",
+       {"machine": "armv7-vfp", "moves": [["d0", "d1"]], "temps": ["s0"],
+        "sequence": [["mov", "d0", "d1"]]}),
+    _m("imm_pieces_equal", "Imm.piece",
+       '        return f"#{self.value}" if k == 0 else f"#{self.value}.{k}"',
+       '        return f"#{self.value}"',
+       "every unit of a wide constant holds the same piece: a 128-bit constant written "
+       "as the same immediate into both halves passes",
+       {"machine": "riscv64", "moves": [[["a0", "a1"], {"imm": 5}]],
+        "sequence": [["mov", "a0", {"imm": 5}], ["mov", "a1", {"imm": 5}]]},
+       z3="imm_pieces_equal"),
 ]
 
 BY_NAME = {m.name: m for m in MUTANTS}

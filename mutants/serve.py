@@ -3,7 +3,7 @@ a client program for ``verified conform --machine``:
 
     verified conform --cmd "python -m mutants.serve swap_two_slots" --machine x86-64
 
-NAME is a mutant of ``mutants/machines.py`` (one edit of the real
+NAME is a mutant of ``mutants/machine_clients.py`` (one edit of the real
 ``verified/algorithms/resolve.py``, loaded by the one engine,
 ``mutants.load``: asserts stripped, the registry's postcondition off, so
 that what catches it is conform and the oracle).  Each request line is
@@ -21,7 +21,7 @@ from verified.core.exits import EXIT_BAD_INPUT, EXIT_OK
 from verified.tools.wire import parse_any, serve
 
 from . import run
-from .machines import BY_NAME
+from .machine_clients import BY_NAME
 
 
 def handler(name: str):

@@ -35,6 +35,9 @@ REGISTERED = {
                "verified.algorithms.greedy", "proofs/permi.py"),
     "permi-optimal": ("permi", "loops", True, True, "the copy-set DP's optimum (Theorem 3)",
                       "verified.algorithms.copyset", "proofs/permi.py"),
+    "resolve": ("machine", "all", False, True,
+                "cost <= 6 * cmax * changed destination units",
+                "verified.algorithms.resolve", "proofs/resolve.py"),
 }
 
 

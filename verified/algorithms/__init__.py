@@ -10,19 +10,20 @@ Importing this package registers them all; ``ALGORITHMS`` is in this order (the 
 * ``windmill.py``: the windmill family: windmill, mincopy (temp model);
 * ``xchg.py``: the 2007 mov/xchg algorithm as published and corrected;
 * ``greedy.py``, ``copyset.py``: GREEDY and the optimal copy set (permi);
+* ``resolve.py``: the reference resolver for machines (model "machine");
 
 and alongside: ``optimum.py`` (the closed forms), ``search.py`` (the permi
-ground-truth search), ``temporary.py`` (the temporary of the temp model).
+ground-truth search), ``machine_optimum.py`` (the optimum on a machine), ``temporary.py`` (the temporary of the temp model).
 """
 
-from . import copyset, greedy, leroy, shuf, windmill, xchg
-from .registry import ALGORITHMS, Algorithm, solve
+from . import copyset, greedy, leroy, resolve, shuf, windmill, xchg
+from .registry import ALGORITHMS, MACHINE, Algorithm, solve, solve_machine
 
 #: the order of the docs: by family as listed above, then by place in the file
-_FAMILIES = [m.__name__ for m in (shuf, leroy, windmill, xchg, greedy, copyset)]
+_FAMILIES = [m.__name__ for m in (shuf, leroy, windmill, xchg, greedy, copyset, resolve)]
 _order = sorted(ALGORITHMS.values(), key=lambda a: (
     _FAMILIES.index(a.module), a.raw.__code__.co_firstlineno))
 ALGORITHMS.clear()
 ALGORITHMS.update((a.name, a) for a in _order)
 
-__all__ = ["ALGORITHMS", "Algorithm", "solve"]
+__all__ = ["ALGORITHMS", "MACHINE", "Algorithm", "solve", "solve_machine"]

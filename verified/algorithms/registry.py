@@ -26,8 +26,14 @@ import inspect
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from ..core.oracle import PostconditionError, ensure
+from ..core import machine as _machine
+from ..core.oracle import CONTRACTS_ON, PostconditionError, ensure
 from ..core.semantics import MODELS, Operation, ParallelMove, PreconditionError
+
+#: the model of an algorithm that works on a machine (``core.machine``):
+#: it takes a ``MachineMove`` instead of a ``ParallelMove``, its bound is a
+#: cost bound (``cost <= bound``), its postcondition ``ensure_machine``
+MACHINE = "machine"
 
 #: the length bound: (pm, preserve) -> exact number of operations
 Bound = Callable[[ParallelMove, str], int]
@@ -103,7 +109,7 @@ def algorithm(
 ) -> Callable[[Callable], Callable]:
     """Register the decorated function as algorithm ``name``; see the
     module docstring."""
-    if model not in MODELS:
+    if model not in MODELS and model != MACHINE:
         raise ValueError(f"unknown model {model!r}")
 
     def register(fn: Callable[..., list[Operation]]) -> Callable[..., list[Operation]]:
@@ -118,7 +124,13 @@ def algorithm(
         @functools.wraps(fn)
         def checked(pm: ParallelMove, *args, **kwargs) -> list[Operation]:
             ops = fn(pm, *args, **kwargs)
-            if correct:
+            if correct and model == MACHINE:
+                bound_args = signature.bind(pm, *args, **kwargs)
+                bound_args.apply_defaults()
+                contract = bound_args.arguments.get("preserve", "all")
+                ensure_machine(pm, ops, contract,
+                               None if bound is None else bound(pm, contract), name)
+            elif correct:
                 contract = "all"
                 if told:  # the contract it was asked for
                     bound_args = signature.bind(pm, *args, **kwargs)
@@ -139,6 +151,36 @@ def algorithm(
     return register
 
 
+def ensure_machine(mm: "_machine.MachineMove", ops: list, preserve: str,
+                   cost_bound: int | None, algorithm: str) -> None:
+    """The postcondition of a machine algorithm: the machine oracle
+    (``core.machine.implements``) accepts ``ops``, and their total cost is
+    at most ``cost_bound``."""
+    if not CONTRACTS_ON:
+        return
+    verdict = _machine.implements(mm, ops, preserve)
+    if not verdict.ok:
+        raise PostconditionError(f"{algorithm} on {mm}: {verdict.reason}")
+    if cost_bound is not None and verdict.cost > cost_bound:
+        raise PostconditionError(
+            f"{algorithm} on {mm}: cost {verdict.cost}, its bound says at most {cost_bound}")
+
+
+def solve_machine(name: str, mm: "_machine.MachineMove", preserve: str = "all") -> list:
+    """Run machine algorithm ``name`` on ``mm``; refuse a round-1 algorithm
+    by name (it cannot read a machine)."""
+    algo = ALGORITHMS.get(name)
+    if algo is None:
+        raise PreconditionError(
+            f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
+    if algo.model != MACHINE:
+        machine_ones = [a.name for a in ALGORITHMS.values() if a.model == MACHINE]
+        raise PreconditionError(
+            f"algorithm {name} works on abstract registers (the {algo.model} model), not "
+            f"on a machine; for a request with \"machine\" use {', '.join(machine_ones)}")
+    return algo.function(mm, preserve=preserve)
+
+
 def solve(
     name: str, pm: ParallelMove, model: str | None = None, preserve: str = "all"
 ) -> list[Operation]:
@@ -148,6 +190,10 @@ def solve(
     if algo is None:
         raise PreconditionError(
             f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
+    if algo.model == MACHINE:
+        raise PreconditionError(
+            f'algorithm {name} works on a machine: the request needs "machine" (a preset '
+            f"such as \"x86-64\", or a machine object; docs/machines.md)")
     if model is not None and not set(MODELS[algo.model]) <= set(MODELS[model]):
         raise PreconditionError(
             f"algorithm {name} emits {algo.model}-model operations, which the "

@@ -135,6 +135,7 @@ class Machine:
     _names: Mapping[str, Reg] = field(default_factory=dict, compare=False, repr=False)
     #: unit -> the first name whose only unit it is (how a unit is reported)
     _owner_of: Mapping[Unit, str] = field(default_factory=dict, compare=False, repr=False)
+    _units: tuple[Unit, ...] = field(default=(), compare=False, repr=False)
 
     # -- lookups -------------------------------------------------------------
 
@@ -156,10 +157,7 @@ class Machine:
 
     def units(self) -> tuple[Unit, ...]:
         """Every unit of the machine, each once, registers' first."""
-        seen: dict[Unit, None] = {}
-        for reg in self._names.values():
-            seen.update(dict.fromkeys(reg.units))
-        return tuple(seen)
+        return self._units
 
     def owner(self, unit: Unit) -> str:
         """The name to report a unit under: the first register or slot
@@ -233,7 +231,7 @@ def _kinds(value: object, allowed: tuple[str, ...], what: str) -> tuple[str, ...
     if not isinstance(value, list) or any(v not in allowed for v in value) or len(
             set(value)) != len(value):
         raise _bad(f"{what} must be a list of distinct values among "
-                   f"{', '.join(map(json.dumps, allowed))}, not {value!r}")
+                   f"{', '.join(map(json.dumps, allowed))}, not {_short(value)}")
     return tuple(v for v in allowed if v in value)
 
 
@@ -326,6 +324,8 @@ def machine_from_json(obj: object) -> Machine:
             owner_of.setdefault(reg.units[0], reg.name)
     object.__setattr__(m, "_names", names)
     object.__setattr__(m, "_owner_of", owner_of)
+    object.__setattr__(m, "_units", tuple(dict.fromkeys(
+        u for reg in names.values() for u in reg.units)))
     return m
 
 
@@ -369,10 +369,10 @@ def _resolve_names(m: Machine) -> dict[str, Reg]:
                 got += resolve(p, chain + (name,))
             width = cls_of[name].width
             if len(got) != width:
-                raise _bad(f"alias {name!r}: its parts {list(alias_parts[name])} have "
+                raise _bad(f"alias {name!r}: its parts {_short(list(alias_parts[name]))} have "
                            f"width {len(got)} but class {cls_of[name].name!r} says {width}")
             if len(set(got)) != len(got):
-                raise _bad(f"alias {name!r}: its parts {list(alias_parts[name])} overlap")
+                raise _bad(f"alias {name!r}: its parts {_short(list(alias_parts[name]))} overlap")
             units[name] = tuple(got)
         else:
             w = cls_of[name].width
@@ -959,8 +959,8 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
                 return MachineVerdict(
                     False, length, location=d.to_json(), expected=want, got=got,
                     unit=u, cost=total,
-                    reason=f"destination {d} (unit {u}) must hold the original value of "
-                    f"{_value_text(m, want)} but holds {_value_text(m, got)}")
+                    reason=f"destination {d} (unit {u}) must hold {_wanted(want)} but "
+                    f"holds {_held(got)}")
     if preserve == "all":
         dest = mm.expected()
         temps = mm.temp_units()
@@ -973,14 +973,16 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
                 return MachineVerdict(
                     False, length, location=name, expected=u, got=got, unit=u, cost=total,
                     reason=f"{name} (unit {u}) is not a destination, so it must keep its "
-                    f"own value, but it was clobbered with {_value_text(m, got)}")
+                    f"own value, but it was clobbered with {_held(got)}")
     return MachineVerdict(True, length, cost=total)
 
 
-def _value_text(m: Machine, v: Value) -> str:
-    if v.startswith("#"):
-        return f"the immediate piece {v}"
-    return f"unit {v}" if m.owner(v) != v else v
+def _wanted(v: Value) -> str:
+    return f"the immediate piece {v}" if v.startswith("#") else f"the original value of {v}"
+
+
+def _held(v: Value) -> str:
+    return f"the immediate piece {v}" if v.startswith("#") else f"that of {v}"
 
 
 # -- the request ----------------------------------------------------------

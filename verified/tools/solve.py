@@ -14,10 +14,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..algorithms import ALGORITHMS, solve
+from ..algorithms import ALGORITHMS, MACHINE, solve, solve_machine
 from ..algorithms.shuf import MAX_MOVES as SHUF_MAX_MOVES
 from ..core.exits import EXIT_OK
-from .wire import parse_request, serve_paths
+from ..core.machine import MachineRequest
+from .wire import parse_any, serve_paths
 
 
 SOLVE_HELP = """\
@@ -30,6 +31,15 @@ precondition, e.g. a cycle with no temporary for leroy).
 algorithms:
 """ + "\n".join(
     f"  {name:18} {a.model:5} model, {a.summary}" for name, a in ALGORITHMS.items()
+    if a.model != MACHINE
+) + """
+
+on a machine (a request with "machine": a preset name or a machine object,
+docs/machines.md; answered with {"sequence": [...]} over the machine's
+names, or {"error": "line N: no sequence exists: ..."} when no legal
+sequence exists):
+""" + "\n".join(
+    f"  {name:18} {a.summary}" for name, a in ALGORITHMS.items() if a.model == MACHINE
 ) + """
 
 size limits: shuf refuses more than {shuf_max:,} non-loop moves (it rescans
@@ -54,8 +64,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     def handle(obj: object) -> tuple[dict, int]:
-        req = parse_request(obj, need_sequence=False)
-        ops = solve(args.algorithm, req.pm, req.model, req.preserve)
+        req = parse_any(obj, need_sequence=False)
+        if isinstance(req, MachineRequest):
+            ops = solve_machine(args.algorithm, req.move, req.preserve)
+        else:
+            ops = solve(args.algorithm, req.pm, req.model, req.preserve)
         return {"sequence": [op.to_json() for op in ops]}, EXIT_OK
 
     return serve_paths(args.files, sys.stdout, handle, "solve")

@@ -1,0 +1,187 @@
+"""The machine requests the tests judge (no tests here): each bug class of
+``docs/machines.md`` as a failing and a fixed sequence, each illegal
+operation, each class of bad input.  ``answer`` is the line ``verified
+check`` gives, without ``"optimal"``/``"optimal_note"`` (pinned apart:
+they come from the optimum module, ``docs/machines.md``)."""
+
+from __future__ import annotations
+
+#: a machine with two classes of equal width and no cross-class move, as
+#: riscv64 would be without FMV (the cross-class bug needs one)
+TWO_CLASSES = {"name": "two-classes",
+               "classes": {"gpr": {"registers": ["a0", "a1", "t0"]},
+                           "fpr": {"registers": ["f0", "f1", "ft0"]}},
+               "stack": {"names": ["m0", "m1"], "width": 1}}
+
+# (name, request without "sequence", sequence, ok)
+BUG_CLASSES = [
+    # a swap-model resolver emits xchg between two stack slots
+    ("slot_xchg", {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]],
+                   "temps": ["rax"]},
+     [["swap", "m0", "m1"]], False),
+    ("slot_xchg", {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]],
+                   "temps": ["rax"]},
+     [["mov", "rax", "m0"], ["swap", "rax", "m1"], ["mov", "m0", "rax"]], True),
+    # a two-register value shifted by one register, low half copied first
+    ("pair_shift", {"machine": "riscv64", "moves": [[["a1", "a2"], ["a0", "a1"]]]},
+     [["mov", "a1", "a0"], ["mov", "a2", "a1"]], False),
+    ("pair_shift", {"machine": "riscv64", "moves": [[["a1", "a2"], ["a0", "a1"]]]},
+     [["mov", ["a1", "a2"], ["a0", "a1"]]], False),  # a list is moved low part first
+    ("pair_shift", {"machine": "riscv64", "moves": [[["a1", "a2"], ["a0", "a1"]]]},
+     [["mov", "a2", "a1"], ["mov", "a1", "a0"]], True),
+    # an aliased d register written while one of its s halves is still a source
+    ("alias_d_over_s", {"machine": "armv7-vfp", "moves": [["d0", "d1"], ["s4", "s1"]]},
+     [["mov", "d0", "d1"], ["mov", "s4", "s1"]], False),
+    ("alias_d_over_s", {"machine": "armv7-vfp", "moves": [["d0", "d1"], ["s4", "s1"]]},
+     [["mov", "s4", "s1"], ["mov", "d0", "d1"]], True),
+    # an immediate written before its register is read
+    ("imm_first", {"machine": "aarch64", "moves": [["x0", {"imm": 42}], ["x1", "x0"]]},
+     [["mov", "x0", {"imm": 42}], ["mov", "x1", "x0"]], False),
+    ("imm_first", {"machine": "aarch64", "moves": [["x0", {"imm": 42}], ["x1", "x0"]]},
+     [["mov", "x1", "x0"], ["mov", "x0", {"imm": 42}]], True),
+    # the scratch parks a cycle's value, then carries a slot-to-slot move
+    ("scratch_reuse", {"machine": "x86-64",
+                       "moves": [["rax", "rbx"], ["rbx", "rax"], ["m0", "m1"]],
+                       "temps": ["r11"]},
+     [["mov", "r11", "rax"], ["mov", "rax", "rbx"], ["mov", "r11", "m1"],
+      ["mov", "m0", "r11"], ["mov", "rbx", "r11"]], False),
+    ("scratch_reuse", {"machine": "x86-64",
+                       "moves": [["rax", "rbx"], ["rbx", "rax"], ["m0", "m1"]],
+                       "temps": ["r11"]},
+     [["mov", "r11", "rax"], ["mov", "rax", "rbx"], ["mov", "rbx", "r11"],
+      ["mov", "r11", "m1"], ["mov", "m0", "r11"]], True),
+    # a cycle of one class broken through the other class's scratch
+    ("cross_class_scratch", {"machine": TWO_CLASSES,
+                             "moves": [["f0", "f1"], ["f1", "f0"]], "temps": ["t0", "ft0"]},
+     [["mov", "t0", "f0"], ["mov", "f0", "f1"], ["mov", "f1", "t0"]], False),
+    ("cross_class_scratch", {"machine": TWO_CLASSES,
+                             "moves": [["f0", "f1"], ["f1", "f0"]], "temps": ["t0", "ft0"]},
+     [["mov", "ft0", "f0"], ["mov", "f0", "f1"], ["mov", "f1", "ft0"]], True),
+    # two classes' cycles parked in one shared spill slot (RISC-V, equal slot sizes)
+    ("shared_spill_slot", {"machine": "riscv64",
+                           "moves": [["a0", "a1"], ["a1", "a0"], ["fa0", "fa1"], ["fa1", "fa0"]],
+                           "temps": ["m0"], "preserve": "loops"},
+     [["mov", "m0", "a0"], ["mov", "a0", "a1"], ["mov", "m0", "fa0"], ["mov", "fa0", "fa1"],
+      ["mov", "a1", "m0"], ["mov", "fa1", "m0"]], False),
+    ("shared_spill_slot", {"machine": "riscv64",
+                           "moves": [["a0", "a1"], ["a1", "a0"], ["fa0", "fa1"], ["fa1", "fa0"]],
+                           "temps": ["m0"], "preserve": "loops"},
+     [["mov", "m0", "a0"], ["mov", "a0", "a1"], ["mov", "a1", "m0"],
+      ["mov", "m0", "fa0"], ["mov", "fa0", "fa1"], ["mov", "fa1", "m0"]], True),
+]
+
+BUG_CLASSES += [
+    # a scratch register used without being declared or restored
+    ("undeclared_scratch", {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]]},
+     [["mov", "rax", "m0"], ["swap", "rax", "m1"], ["mov", "m0", "rax"]], False),
+    ("undeclared_scratch", {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]]},
+     [["swap", "rax", "m0"], ["swap", "rax", "m1"], ["swap", "rax", "m0"]], True),
+    # a 128-bit constant written as the same immediate into both halves
+    ("imm_pair_split", {"machine": "riscv64", "moves": [[["a0", "a1"], {"imm": 5}]]},
+     [["mov", "a0", {"imm": 5}], ["mov", "a1", {"imm": 5}]], False),
+    ("imm_pair_split", {"machine": "riscv64", "moves": [[["a0", "a1"], {"imm": 5}]]},
+     [["mov", ["a0", "a1"], {"imm": 5}]], True),
+]
+
+# (name, request with "sequence"): every operation class a machine can lack
+ILLEGAL = [
+    ("mov_mem_mem", {"machine": "x86-64", "moves": [["m0", "m1"]],
+                     "sequence": [["mov", "m0", "m1"]]}),
+    ("swap_mem_mem", {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]],
+                      "sequence": [["swap", "m0", "m1"]]}),
+    ("swap_reg_reg", {"machine": "aarch64", "moves": [["x0", "x1"], ["x1", "x0"]],
+                      "sequence": [["swap", "x0", "x1"]]}),
+    ("swap_reg_mem", {"machine": "aarch64", "moves": [["x0", "m0"], ["m0", "x0"]],
+                      "sequence": [["swap", "x0", "m0"]]}),
+    ("swap_class_lacks", {"machine": "x86-64", "moves": [["xmm0", "xmm1"], ["xmm1", "xmm0"]],
+                          "sequence": [["swap", "xmm0", "xmm1"]]}),
+    ("swap_s_on_armv7", {"machine": "armv7-vfp", "moves": [["s0", "s1"], ["s1", "s0"]],
+                         "sequence": [["swap", "s0", "s1"]]}),
+    ("width_store", {"machine": "x86-64", "moves": [["mw0", "xmm0"]],
+                     "sequence": [["mov", "m0", "xmm0"]]}),
+    ("width_scratch", {"machine": "x86-64", "moves": [["m0", "m1"]], "temps": ["xmm0"],
+                       "sequence": [["mov", "xmm0", "m1"], ["mov", "m0", "xmm0"]]}),
+    ("width_reg", {"machine": "armv7-vfp", "moves": [["d0", "d1"]],
+                   "sequence": [["mov", "d0", "s2"]]}),
+    ("cross_class", {"machine": TWO_CLASSES, "moves": [["a0", "f0"]],
+                     "sequence": [["mov", "a0", "f0"]]}),
+    ("imm_to_mem", {"machine": "aarch64", "moves": [["m0", {"imm": 5}]],
+                    "sequence": [["mov", "m0", {"imm": 5}]]}),
+    ("imm_to_class", {"machine": "x86-64", "moves": [["xmm0", {"imm": 5}]],
+                      "sequence": [["mov", "xmm0", {"imm": 5}]]}),
+    ("imm_to_slot_group", {"machine": "x86-64", "moves": [["mw0", {"imm": 5}]],
+                           "sequence": [["mov", "mw0", {"imm": 5}]]}),
+    ("list_vs_single", {"machine": "armv7-vfp", "moves": [["d0", "d1"]],
+                        "sequence": [["mov", ["s0", "s1"], "d1"]]}),
+    ("list_part_illegal", {"machine": "riscv64", "moves": [[["m0", "m1"], ["m2", "m3"]]],
+                           "sequence": [["mov", ["m0", "m1"], ["m2", "m3"]]]}),
+    ("unknown_name", {"machine": "x86-64", "moves": [["rax", "rbx"]],
+                      "sequence": [["mov", "rax", "eax"]]}),
+    ("unknown_op", {"machine": "x86-64", "moves": [["rax", "rbx"]],
+                    "sequence": [["perm", [["rax", "rbx"]]]]}),
+    ("malformed_op", {"machine": "x86-64", "moves": [["rax", "rbx"]],
+                      "sequence": [["mov", "rax"]]}),
+    ("imm_destination", {"machine": "x86-64", "moves": [["rax", "rbx"]],
+                         "sequence": [["mov", {"imm": 1}, "rbx"]]}),
+    ("swap_imm", {"machine": "x86-64", "moves": [["rax", "rbx"]],
+                  "sequence": [["swap", "rax", {"imm": 1}]]}),
+    ("not_a_list", {"machine": "x86-64", "moves": [["rax", "rbx"]], "sequence": "mov"}),
+    ("second_op_illegal", {"machine": "x86-64", "moves": [["m0", "m1"]], "temps": ["rax"],
+                           "sequence": [["mov", "rax", "m1"], ["mov", "m0", "m1"]]}),
+]
+
+# (name, request): bad input
+BAD_INPUT = [
+    ("overlap_alias", {"machine": "armv7-vfp", "moves": [["d0", "d1"], ["s1", "s0"]]}),
+    ("overlap_alias_q", {"machine": "armv7-vfp", "moves": [["q0", "q1"], ["d1", "d4"]]}),
+    ("overlap_pair", {"machine": "riscv64", "moves": [[["a0", "a1"], ["a2", "a3"]],
+                                                      ["a1", "a4"]]}),
+    ("width_mismatch", {"machine": "armv7-vfp", "moves": [["d0", "s1"]]}),
+    ("width_mismatch_pair", {"machine": "riscv64", "moves": [[["a0", "a1"], "a2"]]}),
+    ("unknown_name", {"machine": "armv7-vfp", "moves": [["rax", "d1"]]}),
+    ("unknown_temp", {"machine": "x86-64", "moves": [["rax", "rbx"]], "temps": ["t"]}),
+    ("imm_destination", {"machine": "x86-64", "moves": [[{"imm": 1}, "rax"]]}),
+    ("bad_imm", {"machine": "x86-64", "moves": [["rax", {"imm": "1"}]]}),
+    ("mixed_list", {"machine": "riscv64", "moves": [[["a0", "m0"], ["a1", "a2"]]]}),
+    ("overlapping_list", {"machine": "armv7-vfp", "moves": [[["d0", "s1"], ["s4", "s5", "s6"]]]}),
+    ("integer_location", {"machine": "x86-64", "moves": [[1, 0]]}),
+    ("temp_in_move", {"machine": "armv7-vfp", "moves": [["d0", "d1"]], "temps": ["s0"]}),
+    ("temps_overlap", {"machine": "armv7-vfp", "moves": [["d4", "d5"]], "temps": ["d0", "s1"]}),
+    ("model_with_machine", {"machine": "x86-64", "model": "swap", "moves": [["rax", "rbx"]]}),
+    ("registers_with_machine", {"machine": "x86-64", "registers": 4,
+                                "moves": [["rax", "rbx"]]}),
+    ("unknown_field", {"machine": "x86-64", "moves": [["rax", "rbx"]], "cost": 1}),
+    ("unknown_preset", {"machine": "z80", "moves": []}),
+    ("machine_not_object", {"machine": 5, "moves": []}),
+    ("machine_unknown_field", {"machine": {"classes": {"g": {"registers": ["a"]}}, "regs": 1},
+                               "moves": []}),
+    ("machine_no_classes", {"machine": {"name": "x"}, "moves": []}),
+    ("machine_duplicate_name", {"machine": {"classes": {"g": {"registers": ["a"]},
+                                                        "h": {"registers": ["a"]}}},
+                                "moves": []}),
+    ("machine_slot_clash", {"machine": {"classes": {"s": {"registers": ["s0", "s1"]}},
+                                        "stack": {"slots": 2}}, "moves": []}),
+    ("machine_alias_not_in_class", {"machine": {"classes": {"s": {"registers": ["s0", "s1"]}},
+                                                "aliases": {"d0": ["s0", "s1"]}},
+                                    "moves": []}),
+    ("machine_alias_width", {"machine": {"classes": {"s": {"registers": ["s0", "s1"]},
+                                                     "d": {"registers": ["d0"], "width": 3}},
+                                         "aliases": {"d0": ["s0", "s1"]}}, "moves": []}),
+    ("machine_alias_unknown_part", {"machine": {"classes": {"d": {"registers": ["d0"],
+                                                                  "width": 2}},
+                                                "aliases": {"d0": ["s0", "s1"]}}, "moves": []}),
+    ("machine_alias_overlap", {"machine": {"classes": {"s": {"registers": ["s0"]},
+                                                       "d": {"registers": ["d0"], "width": 2}},
+                                           "aliases": {"d0": ["s0", "s0"]}}, "moves": []}),
+    ("machine_alias_cycle", {"machine": {"classes": {"d": {"registers": ["d0", "d1"]}},
+                                         "aliases": {"d0": ["d1"], "d1": ["d0"]}}, "moves": []}),
+    ("machine_bad_width", {"machine": {"classes": {"g": {"registers": ["a"], "width": 0}}},
+                           "moves": []}),
+    ("machine_bad_swap", {"machine": {"classes": {"g": {"registers": ["a"]}},
+                                      "swap": ["mem-mem"]}, "moves": []}),
+    ("machine_bad_cost", {"machine": {"classes": {"g": {"registers": ["a"]}},
+                                      "cost": {"mov": -1}}, "moves": []}),
+    ("machine_bad_name", {"machine": {"classes": {"g": {"registers": ["a.0"]}}}, "moves": []}),
+    ("machine_stack_both", {"machine": {"classes": {"g": {"registers": ["a"]}},
+                                        "stack": {"slots": 2, "names": ["m0"]}}, "moves": []}),
+]

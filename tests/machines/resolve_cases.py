@@ -1,0 +1,51 @@
+"""The small machines and request enumerations the resolver and optimum
+tests share (``tests/machines/test_resolve.py``,
+``tests/machines/test_machine_optimum.py``, ``bench/bench_machines.py``).
+
+``SMALL``: one class of 2 registers ``a b`` + 2 slots ``m0 m1``, plus
+optionally a temporary register ``t`` or slot ``mt``; its variants switch
+the swaps, ``mem_to_mem`` and where immediates go.  ``requests(machine)``
+is every assignment of a source (one of the 4 locations, the immediate 7,
+or none) to each of the 4 locations: 6**4 = 1296 moves.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from verified.core import machine as M
+
+LOCS = ("a", "b", "m0", "m1")
+SWAPS = {"swaps": ["reg-reg", "reg-mem"], "regswap": ["reg-reg"], "noswap": []}
+TEMPS = {"none": [], "treg": ["t"], "tslot": ["mt"]}
+
+
+def small(swap: str = "swaps", m2m: bool = False, imm_mem: bool = True,
+          temp: str = "none") -> M.Machine:
+    regs = ["a", "b"] + (["t"] if temp == "treg" else [])
+    slots = ["m0", "m1"] + (["mt"] if temp == "tslot" else [])
+    return M.machine({"name": f"small-{swap}{'-m2m' if m2m else ''}{'' if imm_mem else '-immreg'}",
+                      "classes": {"gpr": {"registers": regs}},
+                      "stack": {"names": slots}, "swap": SWAPS[swap], "mem_to_mem": m2m,
+                      "immediate_to": ["reg", "mem"] if imm_mem else ["reg"]})
+
+
+def requests(m: M.Machine, temp: str = "none"):
+    """Every move over LOCS (6**4 = 1296), as MachineMoves."""
+    for choice in itertools.product(range(6), repeat=4):
+        moves = [[d, LOCS[c] if c < 4 else {"imm": 7}] for d, c in zip(LOCS, choice) if c != 4]
+        yield M.MachineMove.make(m, moves, TEMPS[temp])
+
+
+#: the variants every run of the test suite covers (the brief's: full, no
+#: swap, no mem_to_mem, no free register, and with a free one)
+VARIANTS = [
+    dict(swap="swaps", m2m=False, imm_mem=True, temp="none"),
+    dict(swap="noswap", m2m=False, imm_mem=False, temp="none"),
+    dict(swap="noswap", m2m=False, imm_mem=False, temp="treg"),
+    dict(swap="noswap", m2m=True, imm_mem=True, temp="tslot"),
+    dict(swap="regswap", m2m=False, imm_mem=True, temp="none"),
+]
+#: every combination (``make test-slow``)
+ALL_VARIANTS = [dict(swap=s, m2m=mm, imm_mem=i, temp=t) for s in SWAPS for mm in (False, True)
+                for i in (False, True) for t in TEMPS]

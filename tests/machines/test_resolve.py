@@ -1,0 +1,254 @@
+"""The machine resolver (``verified/algorithms/resolve.py``): exhaustively
+on small machines against the search of ``machine_optimum`` (0 wrong, a
+refusal exactly when no legal sequence exists, never below the optimum),
+randomly on every preset, golden answers, the trace hook, and
+``verified solve --algorithm resolve``."""
+
+from __future__ import annotations
+
+import collections
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from verified.algorithms import ALGORITHMS, machine_optimum as O, resolve as R
+from verified.core import machine as M
+from verified.core.semantics import PreconditionError
+
+from .resolve_cases import ALL_VARIANTS, VARIANTS, requests, small
+
+
+def run_variant(v: dict) -> collections.Counter:
+    """Resolver vs search on all 1296 moves x both contracts of one variant."""
+    m = small(**v)
+    out: collections.Counter = collections.Counter()
+    for mm in requests(m, v["temp"]):
+        for preserve in ("all", "loops"):
+            best, why = O.search(mm, preserve)
+            try:
+                ops = R.resolve(mm, preserve=preserve)   # postcondition on: oracle + bound
+            except R.Unsolvable:
+                assert best is None and why == O.NO_SEQUENCE, (mm, preserve, best)
+                out["unsolvable"] += 1
+                continue
+            verdict = M.implements(mm, ops, preserve)
+            assert verdict.ok, (mm, preserve, verdict.reason)
+            assert best is not None, (mm, preserve, why)
+            assert verdict.cost >= best
+            out[f"gap {verdict.cost - best}"] += 1
+    return out
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
+def test_resolver_exhaustive_small_machine(v):
+    counts = run_variant(v)
+    assert sum(counts.values()) == 2 * 6 ** 4
+    assert counts["gap 0"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("v", ALL_VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
+def test_resolver_exhaustive_every_variant(v):
+    assert sum(run_variant(v).values()) == 2 * 6 ** 4
+
+
+def test_no_free_register_variant_has_unsolvable_requests():
+    # everything live, no swap, no scratch: a slot cycle has no sequence
+    m = small(swap="noswap", m2m=False, imm_mem=False, temp="none")
+    mm = M.MachineMove.make(m, [["m0", "m1"], ["m1", "m0"]])
+    with pytest.raises(R.Unsolvable, match="^no sequence exists: m0, m1 wait on each other"):
+        R.resolve(mm)
+    assert O.search(mm) == (None, O.NO_SEQUENCE)
+
+
+# -- presets, random --------------------------------------------------------
+
+
+def scratch_temps(m: M.Machine) -> list[str]:
+    """What a real resolver reserves: the last register of each class and
+    the last slot of each stack group (aliases' parts excluded)."""
+    out: list[str] = []
+    for name in [c.registers[-1] for c in m.classes] + [g.names[-1] for g in m.stack]:
+        if not any(set(m.lookup(name).units) & set(m.lookup(t).units) for t in out):
+            out.append(name)
+    return out
+
+
+def random_move(m: M.Machine, rng: random.Random, k: int) -> M.MachineMove:
+    """k moves over the preset's registers and slots (same width), a few
+    immediates; destinations disjoint by units; the scratch temporaries
+    declared and left out of the moves."""
+    temps = scratch_temps(m)
+    reserved = {u for t in temps for u in m.lookup(t).units}
+    names = [n for n in m.names() if not set(m.lookup(n).units) & reserved]
+    used: set = set()
+    moves = []
+    for _ in range(k * 3):
+        if len(moves) == k:
+            break
+        d = rng.choice(names)
+        du = set(m.lookup(d).units)
+        if du & used:
+            continue
+        w = m.lookup(d).width
+        same = [n for n in names if m.lookup(n).width == w]
+        imm = {"imm": rng.randrange(100)}
+        # a constant only where one mov can write it (elsewhere, with every
+        # register live, there may be no sequence at all: tests below)
+        takes = M.illegal(m, M.MMov(M.Place((d,)), M.Imm(imm["imm"]))) is None
+        src = imm if takes and rng.random() < 0.15 else rng.choice(same)
+        if w > 1 and src != imm and m.lookup(d).kind == m.lookup(src).kind == "mem":
+            continue  # a wide slot-to-slot move with every wide register live: none
+        used |= du
+        moves.append([d, src])
+    return M.MachineMove.make(m, moves, temps)
+
+
+@pytest.mark.parametrize("preset", M.PRESETS)
+def test_resolver_random_on_each_preset(preset):
+    m = M.preset(preset)
+    rng = random.Random(f"resolve-{preset}")
+    solved = refused = 0
+    for i in range(300):
+        mm = random_move(m, rng, rng.randrange(1, 7))
+        preserve = "all" if i % 2 else "loops"
+        try:
+            ops = R.resolve(mm, preserve=preserve)
+        except R.Unsolvable:
+            refused += 1
+            continue
+        assert M.implements(mm, ops, preserve).ok
+        solved += 1
+    # with a scratch register per class and a scratch slot per width
+    # declared, every such request has a sequence
+    assert (solved, refused) == (300, 0)
+
+
+@pytest.mark.parametrize("preset", M.PRESETS)
+def test_resolver_random_slot_permutations_on_each_preset(preset):
+    """Cycles among slots with every register live (preserve all): the
+    case the round-1 protocol could not express."""
+    m = M.preset(preset)
+    rng = random.Random(f"slots-{preset}")
+    slots = [s for s in m.slots() if m.lookup(s).width == 1]
+    for _ in range(12):
+        k = rng.randrange(2, len(slots) + 1)
+        chosen = rng.sample(slots, k)
+        perm = chosen[1:] + chosen[:1]
+        mm = M.MachineMove.make(m, [[d, s] for d, s in zip(chosen, perm)])
+        try:
+            ops = R.resolve(mm)
+        except R.Unsolvable:
+            assert not m.swap, preset   # only where no swap can carry a register
+            continue
+        assert M.implements(mm, ops).ok
+
+
+# -- golden answers -----------------------------------------------------------
+
+GOLDEN = [
+    # x86-64: a slot swap with every register live: xchg with a register
+    # three times (never xchg of two slots, the DESIGN bug)
+    ("x86-64", [["m0", "m1"], ["m1", "m0"]], [], "all",
+     [["swap", "m0", "rax"], ["swap", "m1", "rax"], ["swap", "m0", "rax"]]),
+    # aarch64 (no swap) with two temporaries: park one, copy the other through the second
+    ("aarch64", [["m0", "m1"], ["m1", "m0"]], ["x0", "x1"], "all",
+     [["mov", "x0", "m0"], ["mov", "x1", "m1"], ["mov", "m0", "x1"], ["mov", "m1", "x0"]]),
+    # riscv64: a shifted pair, high half first
+    ("riscv64", [[["a1", "a2"], ["a0", "a1"]]], [], "all",
+     [["mov", "a2", "a1"], ["mov", "a1", "a0"]]),
+    # armv7-vfp: d0 <-> d1 by VSWP, and s4 <- s1 read before
+    ("armv7-vfp", [["d0", "d1"], ["d1", "d0"], ["s4", "s1"]], [], "all",
+     [["mov", "s4", "s1"], ["swap", "d0", "d1"]]),
+    # aarch64: a constant into a slot goes through a dead destination, last
+    ("aarch64", [["x0", "x1"], ["m0", {"imm": 5}], ["x1", {"imm": 6}]], [], "all",
+     [["mov", "x0", "x1"], ["mov", "x1", {"imm": 5}], ["mov", "m0", "x1"],
+      ["mov", "x1", {"imm": 6}]]),
+]
+
+
+@pytest.mark.parametrize("preset,moves,temps,preserve,want", GOLDEN)
+def test_golden(preset, moves, temps, preserve, want):
+    mm = M.MachineMove.make(M.preset(preset), moves, temps)
+    got = [op.to_json() for op in R.resolve(mm, preserve=preserve)]
+    assert got == want
+
+
+def test_unsolvable_message_is_pinned():
+    mm = M.MachineMove.make(M.preset("aarch64"), [["m0", "m1"], ["m1", "m0"]])
+    with pytest.raises(R.Unsolvable) as e:
+        R.resolve(mm)
+    assert str(e.value) == (
+        "no sequence exists: m0, m1 wait on each other (a cycle, or a move the machine can "
+        "only do through a register) and there is no free register or slot to break it "
+        "with and no swap that fits; declare a temporary")
+    assert isinstance(e.value, PreconditionError)
+
+
+# -- the trace hook ------------------------------------------------------------
+
+
+def test_trace_hook_sees_every_operation_with_its_reason():
+    m = small(swap="noswap", m2m=False, imm_mem=False, temp="treg")
+    mm = M.MachineMove.make(m, [["m0", "m1"], ["m1", "m0"], ["a", {"imm": 3}]], ["t"])
+    events = []
+    ops = R.resolve(mm, trace=lambda e, d: events.append((e, M.format_mop(R.to_mop(d["op"])))))
+    assert [text for _, text in events] == [M.format_mop(op) for op in ops]
+    assert [e for e, _ in events] == ["cycle park", "scratch load", "scratch store",
+                                      "move", "immediate"]
+    assert [text for _, text in events] == ["mov t, m0", "mov a, m1", "mov m0, a",
+                                            "mov m1, t", "mov a, #3"]
+
+
+# -- the registry and solve ------------------------------------------------------
+
+
+def test_registered_once_with_machine_model():
+    a = ALGORITHMS["resolve"]
+    assert (a.model, a.proof, a.correct) == ("machine", "proofs/resolve.py", True)
+
+
+def test_postcondition_catches_a_wrong_answer():
+    from verified.algorithms.registry import ensure_machine
+    from verified.core.oracle import PostconditionError
+    mm = M.MachineMove.make(M.preset("x86-64"), [["m0", "m1"], ["m1", "m0"]])
+    bad = [M.parse_op(mm.machine, ["swap", "m0", "m1"])]
+    with pytest.raises(PostconditionError, match="memory-to-memory swap"):
+        ensure_machine(mm, bad, "all", 10, "resolve")
+
+
+def _solve(lines: list[dict], algorithm: str = "resolve") -> tuple[int, list[dict]]:
+    p = subprocess.run([sys.executable, "-m", "verified.cli", "solve", "--algorithm", algorithm],
+                       input="\n".join(json.dumps(x) for x in lines) + "\n",
+                       capture_output=True, text=True, timeout=60)
+    assert p.stderr == ""
+    return p.returncode, [json.loads(x) for x in p.stdout.splitlines()]
+
+
+def test_solve_cli_answers_machine_requests():
+    code, out = _solve([{"machine": "x86-64", "moves": [["rax", "rbx"], ["rbx", "rax"]], "id": 1}])
+    assert code == 0
+    assert out == [{"id": 1, "sequence": [["swap", "rax", "rbx"]]}]
+
+
+def test_solve_cli_unsolvable_is_an_error_line_exit_2():
+    code, out = _solve([{"machine": "aarch64", "moves": [["m0", "m1"], ["m1", "m0"]]},
+                        {"machine": "aarch64", "moves": [["x0", "x1"]]}])
+    assert code == 2
+    assert out[0] == {"error": "line 1: no sequence exists: m0, m1 wait on each other (a "
+                      "cycle, or a move the machine can only do through a register) and "
+                      "there is no free register or slot to break it with and no swap "
+                      "that fits; declare a temporary"}
+    assert out[1] == {"sequence": [["mov", "x0", "x1"]]}
+
+
+def test_solve_cli_refuses_round1_algorithm_on_machine_and_resolve_on_round1():
+    code, out = _solve([{"machine": "x86-64", "moves": [["rax", "rbx"]]}], "xchg")
+    assert code == 2 and out[0]["error"].startswith(
+        "line 1: algorithm xchg works on abstract registers (the swap model), not on a machine")
+    code, out = _solve([{"moves": [[0, 1]], "model": "temp"}], "resolve")
+    assert code == 2 and out[0]["error"].startswith(
+        'line 1: algorithm resolve works on a machine: the request needs "machine"')

@@ -1,0 +1,752 @@
+"""``resolve``: the reference resolver for machines (``docs/machines.md``,
+section "Resolver").
+
+Input: a machine request (a parallel move over registers, stack slots,
+register lists and immediates of one machine, its temporaries and its
+contract).  Output: a sequence of ``mov`` / ``swap`` operations that the
+machine has, implementing the move, or ``Unsolvable`` (a PreconditionError
+whose message starts "no sequence exists") when no legal sequence exists.
+
+How it works (learned from regalloc2's ``moves.rs``, V8's gap resolver and
+QBE's ``rega.c``; none of their code is used).  It tracks, per unit, which
+original value the unit holds now (``cur``) and which one it must hold at
+the end (``goal``: a destination's source value, or under ``"preserve":
+"all"`` its own value for every unit that is neither a destination nor a
+temporary).  A unit is *pending* while ``cur != goal``.  A value is
+*needed* while some pending unit's goal is that value.
+
+Writing a place (a register, a slot) is **safe** when, for every unit it
+changes, the unit is pending or has no goal (so no finished unit is
+broken) and the value it loses is not needed or is still held by a unit
+outside the place.  This one rule is the whole correctness argument (the
+step lemma of ``proofs/resolve.py``): a safe write never loses a value
+that some goal still needs, so every goal stays reachable; and a scratch
+register that parks a cycle's value is never safe to reuse until the
+parked value has been consumed or copied (the JIT bug of DESIGN's list).
+
+The loop:
+
+1. **ready jobs** (a job = one destination place and the values it must
+   hold): write every job whose destination is safe, reading the values
+   from wherever they are now (``_holder``: the original source, or the
+   copy a cycle break made).  A move the machine lacks (``mov m1, m0``
+   without ``mem_to_mem``) goes through a scratch register that is safe to
+   write: a pending destination that wants the same values, else a free
+   temporary or a destination whose old value is dead.
+2. when nothing is ready but jobs are pending, the pending jobs block each
+   other (a cycle); one **cycle break**, chosen by cost:
+   * a swap with the place holding the job's values (``swap`` reg-reg or
+     reg-mem, when the machine has it): finishes the job, the other place
+     receives the blocked value;
+   * else park the blocked value in a free place (a free register of the
+     class first, then any register, then a temporary slot);
+   * else **borrow**: save a register to a free place, use it, and leave a
+     restore job (the register's own value, now held in the save place),
+     which step 1 runs as soon as the register's borrowed content is dead;
+   * else, when the machine has a swap with a register, swap the blocked
+     place with a finished register (it joins the cycle and is swapped
+     back);
+   * else the request has no sequence.
+3. **immediates last**: a constant has no reader, so its destination stays
+   usable as scratch until the end; a constant into a slot on a machine
+   whose ``immediate_to`` lacks ``"mem"`` goes through a register.
+
+Register lists (``["a0", "a1"]``) are split into one job per register (no
+machine has a pair mov).  An aliased register (``d0`` = ``s0:s1``) is moved
+whole; its job is split into its parts only when its values are no longer
+in one place (after a cycle break parked part of them).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from ..core.semantics import PreconditionError
+from .registry import algorithm
+
+#: a value a unit holds: an original unit id, or ("imm", k, i) (unit i of constant k)
+Value = object
+#: an operation as the resolver builds it: ("mov", dst, src) / ("swap", a, b),
+#: operands are places; an immediate source is ``Imm``
+Op = tuple
+
+
+class Unsolvable(PreconditionError):
+    """No sequence of the machine's operations implements the request."""
+
+
+@dataclass(frozen=True)
+class Imm:
+    """An immediate source of ``width`` units (its pieces start at ``offset``)."""
+
+    value: int
+    width: int = 1
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place the resolver may name in an operation."""
+
+    #: the operand as the machine spells it (a name, or a tuple of names for a list)
+    name: object
+    units: tuple
+    #: "reg", "mem" or "list"
+    kind: str
+    #: the register class (None for a slot or a list)
+    cls: str | None = None
+    #: alias parts or list elements, in order (empty: cannot be split)
+    parts: tuple = ()
+
+    @property
+    def width(self) -> int:
+        return len(self.units)
+
+    def __repr__(self) -> str:
+        return f"Place({self.name!r})"
+
+
+@dataclass
+class Frame:
+    """What the resolver needs of a machine: its places and which
+    operations it has at what cost.  Built from ``core.machine`` by
+    ``frame_of`` below; the tests also build small frames directly."""
+
+    #: every register (aliased ones included) and every slot, in machine order
+    places: list[Place]
+    #: ``legal(op) -> bool`` (op as the resolver builds it)
+    legal: Callable[[Op], bool]
+    #: ``cost(op) -> number``
+    cost: Callable[[Op], float]
+    by_units: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for p in self.places:
+            self.by_units.setdefault(p.units, p)
+
+    @property
+    def units(self) -> list:
+        seen: dict = {}
+        for p in self.places:
+            for u in p.units:
+                seen.setdefault(u, None)
+        return list(seen)
+
+
+@dataclass
+class Job:
+    """Write ``want`` (one value per unit) into ``dst``."""
+
+    dst: Place
+    want: tuple
+    #: where the values were originally (preferred reader), None for a restore
+    src: Place | None = None
+    imm: Imm | None = None
+
+
+def imm_values(imm: Imm) -> tuple:
+    return tuple(("imm", imm.value, imm.offset + i) for i in range(imm.width))
+
+
+# ---------------------------------------------------------------------------
+# The resolver proper
+# ---------------------------------------------------------------------------
+
+Trace = Callable[[str, dict], None]
+
+
+class _Run:
+    def __init__(self, frame: Frame, jobs: list[Job], goal: dict, trace: Trace | None):
+        self.f = frame
+        self.jobs = jobs
+        self.goal = goal
+        self.cur: dict = {u: u for u in frame.units}
+        self.ops: list[Op] = []
+        self.trace = trace or (lambda event, data: None)
+        self.limit = 8 * (len(jobs) + 2) * (len(frame.units) + 2)
+        #: jobs whose values must stay together (invariant (3) of ``keeps``)
+        self.wide = [j for j in jobs if j.imm is None and j.dst.width > 1 and not j.dst.parts]
+
+    # -- the state ---------------------------------------------------------
+
+    def values(self, p: Place) -> tuple:
+        return tuple(self.cur[u] for u in p.units)
+
+    def done(self, job: Job) -> bool:
+        return self.values(job.dst) == job.want
+
+    def open_jobs(self) -> list[Job]:
+        return [j for j in self.jobs if not self.done(j)]
+
+    def finished(self, p: Place) -> bool:
+        return all(u in self.goal and self.cur[u] == self.goal[u] for u in p.units)
+
+    @staticmethod
+    def apply(op: Op, state: dict) -> None:
+        kind, a, b = op
+        if kind == "mov":
+            vals = imm_values(b) if isinstance(b, Imm) else tuple(state[u] for u in b.units)
+            for u, v in zip(a.units, vals):
+                state[u] = v
+        else:
+            va, vb = tuple(state[u] for u in a.units), tuple(state[u] for u in b.units)
+            for u, v in zip(a.units, vb):
+                state[u] = v
+            for u, v in zip(b.units, va):
+                state[u] = v
+
+    def keeps(self, after: dict, allow: Iterable = ()) -> bool:
+        """THE step invariant (``proofs/resolve.py`` proves it is kept):
+        (1) no finished unit is unfinished, except the ``allow``-ed units of
+        a borrowed register (which get a restore job); (2) every goal value
+        of an unfinished unit is still held by some unit (a constant can
+        always be written again); (3) an open job whose destination cannot
+        be split (a wide slot, a register without parts) still finds all
+        its values together in one place."""
+        allow = set(allow)
+        for j in self.wide:
+            if tuple(after[u] for u in j.dst.units) != j.want and not any(
+                    p.width == j.dst.width and tuple(after[u] for u in p.units) == j.want
+                    for p in self.f.places):
+                return False
+        held = None
+        for u, g in self.goal.items():
+            if after[u] == g:
+                continue
+            if self.cur[u] == g and u not in allow:
+                return False
+            if not _is_imm(g):
+                if held is None:
+                    held = set(after.values())
+                if g not in held:
+                    return False
+        return True
+
+    def feasible(self, ops: Sequence[Op], allow: Iterable = ()) -> bool:
+        after = dict(self.cur)
+        for op in ops:
+            self.apply(op, after)
+        return self.keeps(after, allow)
+
+    def attempt(self, steps: Sequence[tuple[Op, str]], allow: Iterable = ()) -> bool:
+        """Emit ``steps`` if together they keep the invariant."""
+        if not self.feasible([op for op, _ in steps], allow):
+            return False
+        for op, why in steps:
+            self.emit(op, why)
+        return True
+
+    # -- emitting ----------------------------------------------------------
+
+    def emit(self, op: Op, why: str) -> None:
+        if len(self.ops) > self.limit:
+            raise AssertionError(f"resolve: no progress after {len(self.ops)} operations")
+        self.apply(op, self.cur)
+        self.ops.append(op)
+        self.trace(why, {"op": op, "cur": dict(self.cur)})
+
+    def legal(self, op: Op) -> bool:
+        return self.f.legal(op)
+
+    def cost(self, op: Op) -> float:
+        return self.f.cost(op)
+
+    # -- where values are --------------------------------------------------
+
+    def _holder(self, want: tuple, prefer: Place | None, avoid: Place | None = None) -> Place | None:
+        """A place that holds exactly ``want`` now: the job's own source if
+        it still does, else a register, else a slot."""
+        if prefer is not None and self.values(prefer) == want:
+            return prefer
+        best = None
+        for p in self.f.places:
+            if p.width == len(want) and p is not avoid and self.values(p) == want:
+                if p.kind == "reg":
+                    return p
+                best = best or p
+        return best
+
+    def _registers(self, width: int, avoid: Iterable = ()) -> list[Place]:
+        avoid = set(avoid)
+        return [r for r in self.f.places
+                if r.kind == "reg" and r.width == width and not set(r.units) & avoid]
+
+    def _scratch_order(self, regs: list[Place], want: tuple) -> list[Place]:
+        """Scratch candidates: a pending destination that wants these very
+        values first (the copy is progress), then goal-free registers
+        (temporaries), then the rest."""
+        def rank(r: Place) -> int:
+            if any(j.dst is r and j.want == want for j in self.jobs):
+                return 0
+            return 1 if not any(u in self.goal for u in r.units) else 2
+        return sorted(regs, key=rank)
+
+    # -- step 1: ready jobs -------------------------------------------------
+
+    def try_job(self, job: Job) -> bool:
+        if job.imm is not None:
+            return False
+        src = self._holder(job.want, job.src, avoid=job.dst)
+        if src is None:
+            return self._split(job)
+        direct = ("mov", job.dst, src)
+        if self.legal(direct):
+            return self.attempt([(direct, "move")])
+        if not self.feasible([direct]):
+            return False  # its destination still holds a needed value
+        for r in self._scratch_order(self._registers(job.dst.width, src.units + job.dst.units),
+                                     job.want):
+            load, store = ("mov", r, src), ("mov", job.dst, r)
+            if self.legal(load) and self.legal(store) and self.attempt(
+                    [(load, "scratch load"), (store, "scratch store")]):
+                return True
+        return False
+
+    def _split(self, job: Job) -> bool:
+        """The job's values are no longer in one place: split it into its
+        parts (an alias's halves), if it has any."""
+        if not job.dst.parts:
+            return False
+        at = self.jobs.index(job)
+        new, k = [], 0
+        for part in job.dst.parts:
+            new.append(Job(part, job.want[k:k + part.width]))
+            k += part.width
+        self.jobs[at:at + 1] = new
+        self.trace("split", {"job": job, "parts": new})
+        return True
+
+    def ready_pass(self) -> bool:
+        """Run every ready job once; True if anything was emitted."""
+        progress = False
+        # the jobs that need a scratch register first, while pending
+        # destinations whose old value is dead can still serve as one
+        order = sorted(self.jobs, key=lambda j: j.src is None or self.legal(("mov", j.dst, j.src)))
+        for job in order:
+            if job in self.jobs and not self.done(job) and self.try_job(job):
+                progress = True
+        return progress
+
+    # -- step 2: cycle breaks -------------------------------------------------
+
+    def _blockers(self, job: Job, open_jobs: list[Job]) -> list[Job]:
+        """The open jobs that need a value only ``job``'s destination holds."""
+        only = [v for u, v in zip(job.dst.units, self.values(job.dst))
+                if not [w for w, x in self.cur.items() if x == v and w not in job.dst.units]]
+        return [k for k in open_jobs if k is not job and set(only) & set(k.want)]
+
+    def _on_cycle(self, job: Job, open_jobs: list[Job]) -> bool:
+        seen, todo = set(), list(self._blockers(job, open_jobs))
+        while todo:
+            k = todo.pop()
+            if k is job:
+                return True
+            if id(k) in seen:
+                continue
+            seen.add(id(k))
+            todo += self._blockers(k, open_jobs)
+        return False
+
+    def _cycle_length(self, job: Job, open_jobs: list[Job]) -> int:
+        seen, j, k = set(), job, 0
+        while j is not None and id(j) not in seen:
+            seen.add(id(j))
+            k += 1
+            holder = self._holder(j.want, j.src, avoid=j.dst)
+            j = next((x for x in open_jobs if holder is not None and x.dst is holder), None)
+        return max(k, 2)
+
+    def _park_place(self, src: Place, avoid: tuple = ()) -> Place | None:
+        """Where ``src``'s values can be copied by one legal, invariant-
+        keeping mov: a register of its class first, then any register,
+        then a slot; goal-free places (temporaries) before dead
+        destinations."""
+        cands = []
+        for p in self.f.places:
+            if p.width != src.width or set(p.units) & set(src.units + avoid):
+                continue
+            op = ("mov", p, src)
+            if not self.legal(op) or not self.feasible([op]):
+                continue
+            rank = 0 if p.kind == "reg" and p.cls == src.cls else 1 if p.kind == "reg" else 2
+            cands.append((rank, 0 if not any(u in self.goal for u in p.units) else 1, p))
+        cands.sort(key=lambda c: c[:2])
+        return cands[0][2] if cands else None
+
+    def break_cycle(self) -> bool:
+        open_jobs = [j for j in self.open_jobs() if j.imm is None]
+        # (a) a swap that finishes a job (its holder takes the blocked
+        # value), or a park for a job on a cycle: whichever costs less
+        for job in open_jobs:
+            holder = self._holder(job.want, job.src, avoid=job.dst)
+            swap = None
+            if holder is not None and not set(holder.units) & set(job.dst.units):
+                op = ("swap", job.dst, holder)
+                undo = bool(self.ops) and self.ops[-1][0] == "swap" and {
+                    id(self.ops[-1][1]), id(self.ops[-1][2])} == {id(job.dst), id(holder)}
+                if self.legal(op) and not undo and self.feasible([op]):
+                    swap = op
+            cycle = self._on_cycle(job, open_jobs)
+            park = self._park_place(job.dst) if cycle else None
+            if swap is None and park is None:
+                continue
+            if swap is not None and park is not None and holder is not None:
+                k = self._cycle_length(job, open_jobs)
+                by_swap = (k - 1) * self.cost(swap)
+                by_park = k * self.cost(("mov", job.dst, holder)) + self.cost(("mov", park, job.dst))
+                if by_park <= by_swap:
+                    swap = None
+            if swap is not None:
+                self.emit(swap, "cycle swap")
+            else:
+                self.emit(("mov", park, job.dst), "cycle park")
+            return True
+        # (b) borrow a register: as the scratch of a job the machine cannot
+        # do in one mov, then to park the destination of a job on a cycle
+        for job in open_jobs:
+            if self._borrow_scratch(job):
+                return True
+        for job in open_jobs:
+            if self._on_cycle(job, open_jobs) and self._borrow_park(job):
+                return True
+        # (c) swap a blocked destination with a finished register (it joins
+        # the cycle, and is swapped back by (a))
+        for job in open_jobs:
+            if not self._on_cycle(job, open_jobs):
+                continue
+            for r in self._registers(job.dst.width, job.dst.units):
+                op = ("swap", job.dst, r)
+                if self.finished(r) and self.legal(op) and self.feasible([op], r.units):
+                    self.jobs.append(self._restore_job(r))
+                    self.emit(op, "cycle swap with a finished register")
+                    return True
+        return False
+
+    def _restore_job(self, r: Place) -> Job:
+        return Job(r, tuple(self.goal[u] for u in r.units))
+
+    def _saves(self, r: Place, avoid: tuple) -> list[Place]:
+        """Places that can hold a borrowed register's value and give it back."""
+        return [p for p in self.f.places
+                if p.width == r.width and not set(p.units) & set(r.units + avoid)
+                and self.legal(("mov", p, r)) and self.legal(("mov", r, p))]
+
+    def _borrow_scratch(self, job: Job) -> bool:
+        src = self._holder(job.want, job.src, avoid=job.dst)
+        if src is None or self.legal(("mov", job.dst, src)) or not self.feasible(
+                [("mov", job.dst, src)]):
+            return False
+        for r in self._registers(job.dst.width, job.dst.units + src.units):
+            load, store = ("mov", r, src), ("mov", job.dst, r)
+            if not (self.finished(r) and self.legal(load) and self.legal(store)):
+                continue
+            for p in self._saves(r, job.dst.units + src.units):
+                if self.attempt([(("mov", p, r), "borrow: save"), (load, "borrow: scratch load"),
+                                 (store, "borrow: scratch store")], r.units):
+                    self.jobs.append(self._restore_job(r))
+                    return True
+        # no place to save a register in: with a reg-mem swap, the source
+        # itself holds the register while the register carries the value
+        for r in self._registers(job.dst.width, job.dst.units + src.units):
+            swap, store = ("swap", r, src), ("mov", job.dst, r)
+            if self.finished(r) and self.legal(swap) and self.legal(store) and self.attempt(
+                    [(swap, "borrow by swap"), (store, "borrow: scratch store"),
+                     (swap, "borrow by swap: give back")]):
+                return True
+        return False
+
+    def _borrow_park(self, job: Job) -> bool:
+        """Save a finished register, park the job's destination in it, and
+        write the job at once; undone unless the job gets written (a park
+        that frees nothing would be restored right away, forever)."""
+        for r in self._registers(job.dst.width, job.dst.units):
+            park = ("mov", r, job.dst)
+            if not (self.finished(r) and self.legal(park)):
+                continue
+            for p in self._saves(r, job.dst.units):
+                def go(p=p, r=r, park=park) -> bool:
+                    if not self.attempt([(("mov", p, r), "borrow: save"), (park, "borrow: park")],
+                                        r.units):
+                        return False
+                    self.jobs.append(self._restore_job(r))
+                    return self.try_job(job) and self.done(job)
+                if self._trial(go):
+                    return True
+        return False
+
+    def _trial(self, go: Callable[[], bool]) -> bool:
+        """Run ``go``; if it answers False, put the state back as it was
+        (its trace events are dropped)."""
+        cur, jobs, n, trace = dict(self.cur), list(self.jobs), len(self.ops), self.trace
+        events: list = []
+        self.trace = lambda e, d: events.append((e, d))
+        try:
+            ok = go()
+        finally:
+            self.trace = trace
+        if not ok:
+            self.cur, self.jobs = cur, jobs
+            del self.ops[n:]
+            return False
+        for e, d in events:
+            trace(e, d)
+        return True
+
+    # -- step 3: immediates -----------------------------------------------------
+
+    def immediates(self) -> None:
+        imm_jobs = [j for j in self.jobs if j.imm is not None]
+        # the ones that need a scratch register first, while the other
+        # constants' destinations can still serve as scratch
+        imm_jobs.sort(key=lambda j: self.legal(("mov", j.dst, j.imm)))
+        for job in imm_jobs:
+            if self.done(job):
+                continue
+            direct = ("mov", job.dst, job.imm)
+            if self.legal(direct):
+                if not self.attempt([(direct, "immediate")]):
+                    raise AssertionError(f"resolve: {job.dst.name} is not free for its constant")
+                continue
+            if not self._imm_via_register(job):
+                raise Unsolvable(
+                    f"no sequence exists: the constant {job.imm.value} for "
+                    f"{_name(job.dst.name)} needs a register (the machine cannot "
+                    "write an immediate there) and none is free or can be saved; "
+                    "declare a temporary")
+            self.ready_until_stuck()   # a borrowed register goes back at once
+        self.ready_until_stuck()
+        if self.open_jobs():
+            raise AssertionError("resolve: a restore is left after the immediates")
+
+    def _imm_via_register(self, job: Job) -> bool:
+        regs = self._registers(job.dst.width, job.dst.units)
+        for r in self._scratch_order(regs, job.want):
+            load, store = ("mov", r, job.imm), ("mov", job.dst, r)
+            if self.legal(load) and self.legal(store) and self.attempt(
+                    [(load, "immediate via scratch"), (store, "immediate via scratch")]):
+                return True
+        for r in regs:
+            load, store = ("mov", r, job.imm), ("mov", job.dst, r)
+            if not (self.finished(r) and self.legal(load) and self.legal(store)):
+                continue
+            for p in self._saves(r, job.dst.units):
+                if self.attempt([(("mov", p, r), "borrow: save"),
+                                 (load, "immediate via scratch"),
+                                 (store, "immediate via scratch")], r.units):
+                    self.jobs.append(self._restore_job(r))
+                    return True
+        # with a reg-mem swap the destination itself keeps the register's value
+        for r in regs:
+            swap, load = ("swap", r, job.dst), ("mov", r, job.imm)
+            if self.finished(r) and self.legal(swap) and self.legal(load) and self.attempt(
+                    [(swap, "borrow by swap"), (load, "immediate via scratch"),
+                     (swap, "borrow by swap: give back")]):
+                return True
+        return False
+
+    # -- the loop -------------------------------------------------------------
+
+    def ready_until_stuck(self) -> None:
+        while self.ready_pass():
+            pass
+
+    def run(self) -> list[Op]:
+        while True:
+            self.ready_until_stuck()
+            if not [j for j in self.open_jobs() if j.imm is None]:
+                break
+            if not self.break_cycle():
+                stuck = [j for j in self.open_jobs() if j.imm is None]
+                names = ", ".join(f"{_name(j.dst.name)}" for j in stuck)
+                raise Unsolvable(
+                    f"no sequence exists: {names} wait on each other (a cycle, or a move "
+                    "the machine can only do through a register) and there is no free "
+                    "register or slot to break it with and no swap that fits; declare a "
+                    "temporary" if len(stuck) > 1 else
+                    f"no sequence exists: {names} can only be written through a register "
+                    "(the machine has no such mov) and no register is free or can be "
+                    "saved and given back; declare a temporary")
+        self.immediates()
+        return self.ops
+
+
+def _is_imm(v: object) -> bool:
+    return isinstance(v, tuple) and len(v) == 3 and v[0] == "imm"
+
+
+def _name(name: object) -> str:
+    return "[" + ", ".join(map(str, name)) + "]" if isinstance(name, tuple) else str(name)
+
+
+# ---------------------------------------------------------------------------
+# From a request to jobs and goals
+# ---------------------------------------------------------------------------
+
+
+def plan(frame: Frame, moves: Sequence[tuple[Place, "Place | Imm"]],
+         temps: Sequence[Place], preserve: str) -> tuple[list[Job], dict]:
+    """The jobs (register lists split element-wise) and the unit goals."""
+    jobs: list[Job] = []
+    for dst, src in moves:
+        if isinstance(src, Imm):
+            jobs.append(Job(dst, imm_values(src), None, src))
+            continue
+        if dst.units == src.units:
+            jobs.append(Job(dst, src.units, src))   # keeps its value (a goal)
+            continue
+        pairs = _split_pair(dst, src)
+        jobs += [Job(d, s.units, s) for d, s in pairs]
+    goal: dict = {}
+    for j in jobs:
+        for u, v in zip(j.dst.units, j.want):
+            goal[u] = v
+    if preserve == "all":
+        temp_units = {u for t in temps for u in t.units}
+        for u in frame.units:
+            if u not in goal and u not in temp_units:
+                goal[u] = u
+    jobs = [j for j in jobs if j.dst.units != j.want]
+    return jobs, goal
+
+
+def _split_pair(dst: Place, src: Place) -> list[tuple[Place, Place]]:
+    """A list location is moved element by element (no pair mov); the
+    other side is split into parts of the same widths when it can be."""
+    if dst.kind != "list" and src.kind != "list":
+        return [(dst, src)]
+    ds = _pieces(dst)
+    ss = _pieces(src)
+    if [p.width for p in ds] == [p.width for p in ss]:
+        return list(zip(ds, ss))
+    return [(dst, src)]
+
+
+def _pieces(p: Place) -> list[Place]:
+    return list(p.parts) if p.parts else [p]
+
+
+def resolve_frame(frame: Frame, moves, temps=(), preserve: str = "all",
+                  trace: Trace | None = None) -> list[Op]:
+    jobs, goal = plan(frame, moves, temps, preserve)
+    return _Run(frame, jobs, goal, trace).run()
+
+
+# ---------------------------------------------------------------------------
+# The machine's side: ``core.machine`` as a frame, the registered entry point
+# ---------------------------------------------------------------------------
+
+from ..core import machine as _m  # noqa: E402  (the frame's one source of facts)
+
+#: a cap on the operations a cost bound allows per changed destination unit;
+#: see ``cost_bound``
+OPS_PER_UNIT = 6
+
+
+def _mplace(p: Place) -> "_m.Place":
+    return _m.Place(tuple(p.name), True) if p.kind == "list" else _m.Place((p.name,))
+
+
+def to_mop(op: Op) -> "_m.MOperation":
+    """A resolver operation as a ``core.machine`` operation."""
+    kind, a, b = op
+    if kind == "swap":
+        return _m.MSwap(_mplace(a), _mplace(b))
+    src = _m.Imm(b.value, b.offset) if isinstance(b, Imm) else _mplace(b)
+    return _m.MMov(_mplace(a), src)
+
+
+@functools.lru_cache(maxsize=64)
+def frame_of(machine: "_m.Machine") -> Frame:
+    """The machine's registers (aliased ones with their parts) and slots as
+    places; legality and cost are ``core.machine.illegal`` and ``op_cost``."""
+    alias = dict(machine.aliases)
+    made: dict = {}
+
+    def place(name: str) -> Place:
+        if name not in made:
+            reg = machine.lookup(name)
+            made[name] = Place(name, reg.units, reg.kind, reg.cls,
+                               tuple(place(p) for p in alias.get(name, ())))
+        return made[name]
+
+    places = [place(n) for n in machine.names()]
+    legal_cache: dict = {}
+    cost_cache: dict = {}
+
+    def key(op: Op):
+        kind, a, b = op
+        return (kind, a.name, (b.value, b.offset) if isinstance(b, Imm) else b.name)
+
+    def legal(op: Op) -> bool:
+        k = key(op)
+        if k not in legal_cache:
+            legal_cache[k] = _m.illegal(machine, to_mop(op)) is None
+        return legal_cache[k]
+
+    def cost(op: Op) -> float:
+        k = key(op)
+        if k not in cost_cache:
+            cost_cache[k] = _m.op_cost(machine, to_mop(op))
+        return cost_cache[k]
+
+    return Frame(places, legal, cost)
+
+
+def _request_place(frame: Frame, loc: "_m.MLoc", w: int) -> "Place | Imm":
+    by_name = {p.name: p for p in frame.places}
+    if isinstance(loc, _m.Imm):
+        return Imm(loc.value, w, loc.offset)
+    if not loc.is_list:
+        return by_name[loc.parts[0]]
+    parts = tuple(by_name[n] for n in loc.parts)
+    return Place(tuple(loc.parts), tuple(u for p in parts for u in p.units), "list",
+                 None, parts)
+
+
+def changed_units(mm: "_m.MachineMove") -> int:
+    """Destination units whose value must change (a self-move changes none)."""
+    return sum(1 for u, v in mm.expected().items() if u != v)
+
+
+def cost_bound(mm: "_m.MachineMove", _preserve: str = "all") -> int:
+    """The resolver's cost bound: ``OPS_PER_UNIT * cmax * changed units``,
+    cmax the dearest single operation of the machine (a mem<-mem move
+    counts load + store).  Why it holds: every pending unit is finished by
+    one write (two operations through a scratch register), after at most
+    one cycle break on its account (a park, or a borrow's save and park)
+    and at most one restore of a register borrowed for it."""
+    c = mm.machine.cost
+    cmax = max(c.mov, c.load, c.store, c.swap, c.imm, c.load + c.store)
+    return OPS_PER_UNIT * cmax * changed_units(mm)
+
+
+def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
+                     trace: Trace | None = None) -> list:
+    frame = frame_of(mm.machine)
+    moves = []
+    for d, s in mm.moves:
+        w = _m.width(mm.machine, d)
+        moves.append((_request_place(frame, d, w), _request_place(frame, s, w)))
+    temps = [_request_place(frame, t, _m.width(mm.machine, t)) for t in mm.temps]
+    return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace)]
+
+
+@algorithm(
+    "resolve", model="machine",
+    summary="the reference resolver for machines: free register, swap, temp slot or "
+            "borrowed register for cycles; scratch for slot-to-slot; immediates last",
+    source="this project (docs/machines.md, Resolver); learned from regalloc2 moves.rs, "
+           "V8 gap-resolver.cc, QBE rega.c",
+    bound=cost_bound, bound_text="cost <= 6 * cmax * changed destination units",
+    proof="proofs/resolve.py")
+def resolve(mm: "_m.MachineMove", preserve: str = "all",
+            trace: Trace | None = None) -> list:
+    """The machine resolver on a parallel move ``mm`` (``core.machine.
+    MachineMove``) under the contract ``preserve``.  Raises ``Unsolvable``
+    when no legal sequence exists.  ``trace(event, data)`` is called after
+    every operation (``event`` says why it was emitted: "move", "scratch
+    load", "cycle swap", "cycle park", "borrow: save", "immediate", ...)."""
+    return _resolve_machine(mm, preserve, trace)
