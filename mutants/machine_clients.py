@@ -28,7 +28,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 def _resolve(name: str, old: str, new: str, why: str, scope: str, machine: str,
              witness: object = None) -> Mutant:
-    return Mutant(name, RESOLVE, old, new, why, family="resolve", entry="resolve_request",
+    return Mutant(name, RESOLVE, old, new, why, family="resolve", entry="resolve",
                   scope=scope, model=machine, witness=witness)
 
 
@@ -36,24 +36,29 @@ MUTANTS: list[Mutant] = [
     _resolve(
         "scratch_reused_while_parked",
         """
-        if not self.safe(r, want, need):
-            continue
-        wants_it = any(j.dst is r and j.want == want for j in self.jobs)
+        if self.legal(load) and self.legal(store) and self.attempt(
+                [(load, "scratch load"), (store, "scratch store")]):
+            return True
         """,
         """
-        if any(u in self.goal for u in r.units) and not self.safe(r, want, need):
-            continue
-        wants_it = any(j.dst is r and j.want == want for j in self.jobs)
+        if self.legal(load) and self.legal(store) and not any(
+                u in self.goal for u in r.units):
+            self.ops += [load, store]  # a temporary is "always free" for a split:
+            self.apply(direct, self.cur)  # what it parks is believed still there
+            return True
+        if self.legal(load) and self.legal(store) and self.attempt(
+                [(load, "scratch load"), (store, "scratch store")]):
+            return True
         """,
-        "a scratch register (a temporary) is taken as always free for a slot-to-slot "
-        "split, even while it parks a cycle's value (the JIT bug: cycles among spilled "
-        "values miscompiled)",
-        "_Run._scratch", "aarch64"),
+        "a slot-to-slot move is split through the scratch register (a temporary) as if "
+        "it were always free, while it parks a cycle's value: the value is lost (the "
+        "JIT bug: cycles among spilled values miscompiled)",
+        "_Run.try_job", "aarch64"),
     _resolve(
         "swap_two_slots",
-        """and self.legal(("swap", job.dst, holder)) \\""",
-        """and (self.legal(("swap", job.dst, holder))
-                         or job.dst.kind == holder.kind == "mem") \\""",
+        "if self.legal(op) and not undo and self.feasible([op]):",
+        "if (self.legal(op) or job.dst.kind == holder.kind == \"mem\") and not undo \\\n"
+        "                        and self.feasible([op]):",
         "a slot cycle is broken with a swap of the two slots, as in the swap model; x86 "
         "has xchg reg-reg and reg-mem, never mem-mem (the assembler rejects it)",
         "_Run.break_cycle", "x86-64"),
@@ -66,56 +71,55 @@ MUTANTS: list[Mutant] = [
         """
         return [(dst, src)]
         """,
-        "a register pair is moved as one unit, which the machine does part by part, "
+        "a register pair is moved as one value, which the machine does part by part, "
         "low half first: a0:a1 -> a1:a2 becomes mov a1, a0; mov a2, a1 (the high half "
         "is lost)",
         "_split_pair", "riscv64"),
     _resolve(
         "immediate_before_read",
         """
-        if job.imm is not None or not self.safe(job.dst, job.want, need):
-            return False
+        self.immediates()
+        return self.ops
         """,
         """
-        if job.imm is not None and self.legal(("mov", job.dst, job.imm)):
-            self.emit(("mov", job.dst, job.imm), "immediate")
-            return True
-        if job.imm is not None or not self.safe(job.dst, job.want, need):
-            return False
+        self.immediates()
+        first = [op for op in self.ops if isinstance(op[2], Imm)]
+        return first + [op for op in self.ops if not isinstance(op[2], Imm)]
         """,
-        "a constant is written as soon as the machine can write it, before the "
-        "destination's old value has been read by the moves that need it",
-        "_Run.try_job", "x86-64"),
+        "the constants are materialised first, before the moves that read their "
+        "destinations' old values",
+        "_Run.run", "x86-64"),
     _resolve(
         "cross_class_scratch",
         """
-        if not self.legal(("mov", p, src)) or not self.safe(p, vals, need):
+        if not self.legal(op) or not self.feasible([op]):
             continue
-        rank = (0 if p.kind == "reg" and p.cls == src.cls else
+        rank = 0 if p.kind == "reg" and p.cls == src.cls else 1 if p.kind == "reg" else 2
         """,
         """
-        if not self.safe(p, vals, need):
+        if not self.feasible([op]):
             continue
-        rank = (0 if p.kind == "reg" else
+        rank = 0 if p.kind == "reg" else 2
         """,
         "a cycle's value is parked in the first free register of its width, whatever "
-        "its class (one scratch shared by the classes), a mov the machine lacks when "
+        "its class (one scratch shared by the classes): a mov the machine lacks when "
         "cross_class is false",
-        "_Run._free_place", str(DATA / "two-classes.json")),
+        "_Run._park_place", str(DATA / "two-classes.json")),
     _resolve(
         "alias_written_while_half_is_read",
         """
-            if need[old] and not [w for w in self.holders(old) if w not in p.units]:
-                return False
+        made[name] = Place(name, reg.units, reg.kind, reg.cls,
+                           tuple(place(p) for p in alias.get(name, ())))
         """,
         """
-            if need[old] and not p.parts and not [w for w in self.holders(old)
-                                                  if w not in p.units]:
-                return False
+        units = reg.units if name not in alias else tuple(
+            f"{name}.{i}" for i in range(reg.width))
+        made[name] = Place(name, units, reg.kind, reg.cls,
+                           tuple(place(p) for p in alias.get(name, ())))
         """,
-        "an aliased register (d0 = s0:s1) is written as if it were a register of its "
-        "own: a value one of its halves still holds for a pending move is not checked",
-        "_Run.safe", "armv7-vfp"),
+        "an aliased register (d0 = s0:s1) is tracked as a register of its own, so d0 "
+        "is written while one of its s halves is still a source",
+        "frame_of", "armv7-vfp"),
 ]
 
 BY_NAME = {m.name: m for m in MUTANTS}

@@ -18,6 +18,8 @@ from __future__ import annotations
 import sys
 
 from verified.core.exits import EXIT_BAD_INPUT, EXIT_OK
+from verified.core.machine import MachineRequest
+from verified.core.semantics import PreconditionError
 from verified.tools.wire import parse_any, serve
 
 from . import run
@@ -29,7 +31,9 @@ def handler(name: str):
 
     def handle(obj: object) -> tuple[dict, int]:
         req = parse_any(obj, need_sequence=False)
-        ops = resolve(req)
+        if not isinstance(req, MachineRequest):
+            raise PreconditionError('a mutant resolver answers requests with "machine" only')
+        ops = resolve(req.move, req.preserve)
         return {"sequence": [op.to_json() for op in ops]}, EXIT_OK
 
     return handle

@@ -13,12 +13,12 @@ The machine is named once per run: a preset's name, or the machine object
 from __future__ import annotations
 
 import functools
-import importlib
 import json
 import random
 import shlex
 from dataclasses import dataclass
 
+from ...algorithms import solve_machine
 from ...cases import machines as gen
 from ...core import machine as M
 from ...core.semantics import PreconditionError
@@ -130,13 +130,9 @@ class MachineType(CaseType):
         return judgement.length - best.cost
 
     def reference(self, case: gen.MachineCase) -> tuple[object | None, str]:
-        try:
-            solve = importlib.import_module("verified.algorithms").solve_machine
-        except (ImportError, AttributeError):
-            return None, f"our {REFERENCE} is not in this version"
         mm = self.move(case)
         try:
-            ops = solve(REFERENCE, M.MachineRequest(mm, self.preserve))
+            ops = solve_machine(REFERENCE, mm, self.preserve)
         except PreconditionError as e:
             return None, f"our {REFERENCE} gives no sequence here: {e}"
         verdict = M.implements(mm, ops, self.preserve)
