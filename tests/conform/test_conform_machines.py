@@ -86,7 +86,7 @@ def test_a_resolver_that_does_nothing_is_caught_with_a_check_command():
     assert s["what"] == "(rcx <- rax)"
     assert s["request"]["moves"] == [["rcx", "rax"]]
     assert s["verdict"]["reason"] == ("destination rcx (unit rcx) must hold the original "
-                                      "value of rax but holds rcx")
+                                      "value of rax but holds that of rcx")
     # the printed command reproduces the verdict with `verified check`
     cmd = s["check"]
     assert cmd.startswith("echo ") and cmd.endswith(" | verified check")
@@ -133,3 +133,134 @@ def test_every_request_of_each_suite_is_valid(tmp_path):
         answers = [json.loads(x) for x in proc.stdout.splitlines()]
         assert len(answers) == len(lines)
         assert all("error" not in a for a in answers), answers[:3]
+
+
+def test_declining_is_right_only_where_no_legal_sequence_exists():
+    code, r, _ = conform_json("--cmd", py_cmd(REPLY % '{"unsupported": "no"}'),
+                              "--machine", "x86-64", "--max-moves", "1")
+    assert code == 1 and r["failures"] == 0
+    # xmm0, xmm1, mw0, mw1 <- #7: no XMM register and no wide slot takes an
+    # immediate, and no register of width 2 does either
+    assert r["refused_unsolvable"] == 4
+    assert r["refusals"] == r["run"] - 4 == 53
+    s = r["refusal_report"]["smallest"]
+    assert s["ours_from"] == "verified solve --algorithm resolve"
+    req = dict(s["request"], sequence=s["ours"])
+    assert json.loads(verified("check", input=(json.dumps(req) + "\n").encode()).stdout)["ok"]
+    code, r, _ = conform_json("--cmd", py_cmd(REPLY % '{"unsupported": "no"}'),
+                              "--machine", "x86-64", "--max-moves", "1", "--allow-refusals")
+    assert code == 0
+
+
+def solve_cmd(*args: str) -> str:
+    return shlex.join([sys.executable, "-m", "verified.cli", "solve", *args])
+
+
+@pytest.mark.parametrize("machine, run", [("x86-64", 1395), ("aarch64", 1395),
+                                          ("riscv64", 1647), ("armv7-vfp", 3484),
+                                          (str(ROOT / "mutants" / "data" / "two-classes.json"),
+                                           1647)])
+def test_our_resolver_passes_every_small_case(machine, run):
+    code, r, _ = conform_json("--cmd", solve_cmd("--algorithm", "resolve"),
+                              "--machine", machine, "--max-moves", "2")
+    assert code == 0, r.get("smallest_failure") or r.get("refusal_report")
+    assert r["run"] == r["planned"] == run and r["failures"] == r["refusals"] == 0
+
+
+# ---------------------------------------------------------------------------
+# The mutant clients: each bug class of docs/machines.md caught and shrunk
+# ---------------------------------------------------------------------------
+
+import mutants.machine_clients as catalogue  # noqa: E402
+
+#: mutant -> (the smallest case over the small machine, every move of at
+#: most 2 moves; the mutant's answer to it)
+CAUGHT = {
+    "scratch_reused_while_parked": (
+        "(m0 <- m1, m1 <- m0)",
+        [["mov", "x30", "m0"], ["mov", "x30", "m1"], ["mov", "m0", "x30"],
+         ["mov", "m1", "x30"]]),
+    "swap_two_slots": ("(m0 <- m1, m1 <- m0)", [["swap", "m0", "m1"]]),
+    "pair_copied_low_half_first": ("([t0, t1] <- [ra, t0])",
+                                   [["mov", ["t0", "t1"], ["ra", "t0"]]]),
+    "immediate_before_read": ("(rax <- rcx, rcx <- #7)",
+                              [["mov", "rcx", {"imm": 7}], ["mov", "rax", "rcx"]]),
+    "cross_class_scratch": ("(f0 <- s0, s0 <- f0)",
+                            [["mov", "t", "f0"], ["mov", "f0", "s0"], ["mov", "s0", "t"]]),
+    "alias_written_while_half_is_read": ("(s0 <- r0, d16 <- d0)",
+                                         [["mov", "s0", "r0"], ["mov", "d16", "d0"]]),
+}
+
+
+#: the mutants whose smallest case has no legal sequence at all (aarch64 has
+#: no swap: with one scratch register of width 1, two live registers and
+#: both slots in the cycle there is nowhere to park a second value)
+SOLVABLE_NOWHERE = {"scratch_reused_while_parked"}
+
+
+def mutant_cmd(name: str) -> str:
+    return shlex.join([sys.executable, "-m", "mutants.serve", name])
+
+
+def test_one_mutant_per_bug_class():
+    assert sorted(m.name for m in catalogue.MUTANTS) == sorted(CAUGHT)
+
+
+@pytest.mark.parametrize("mutant", catalogue.MUTANTS, ids=lambda m: m.name)
+def test_every_mutant_client_is_caught_with_its_smallest_case(mutant):
+    code, r, _ = conform_json("--cmd", mutant_cmd(mutant.name), "--machine", mutant.model,
+                              "--max-moves", "2")
+    assert code == 1 and r["failures"] > 0 and "broken" not in r, mutant.name
+    s = r["smallest_failure"]
+    what, answer = CAUGHT[mutant.name]
+    assert s["what"] == what and s["fails_alone"]
+    assert json.loads(s["answer"]) == {"sequence": answer}
+    assert s["verdict"]["ok"] is False
+    # the printed command gives the same verdict, and our resolver's answer passes
+    request = json.loads(shlex.split(s["check"])[1])
+    proc = verified("check", input=(json.dumps(request) + "\n").encode())
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["reason"] == s["verdict"]["reason"]
+    ours = subprocess.run(shlex.split(solve_cmd("--algorithm", "resolve")),
+                          input=json.dumps({k: v for k, v in request.items()
+                                            if k != "sequence"}) + "\n",
+                          capture_output=True, text=True)
+    answer = json.loads(ours.stdout)
+    if "sequence" in answer:
+        request["sequence"] = answer["sequence"]
+        assert verified("check", input=(json.dumps(request) + "\n").encode()).returncode == 0
+    else:  # no legal sequence exists: any sequence is wrong, declining is right
+        assert answer["error"].startswith("line 1: no sequence exists"), answer
+        assert mutant.name in SOLVABLE_NOWHERE
+
+
+def test_the_alias_mutant_writes_d0_while_its_half_is_read():
+    """The bug as docs/machines.md words it: d0 written while its half s1 is
+    still a source (conform's smallest case is the mirror: s0 written while
+    d0 is a source)."""
+    req = {"machine": "armv7-vfp", "moves": [["d0", "d16"], ["m0", "s1"]], "temps": []}
+    out = subprocess.run(shlex.split(mutant_cmd("alias_written_while_half_is_read")),
+                         input=json.dumps(req) + "\n", capture_output=True, text=True,
+                         cwd=ROOT)
+    seq = json.loads(out.stdout)["sequence"]
+    assert seq == [["mov", "d0", "d16"], ["mov", "m0", "s1"]]
+    proc = verified("check", input=(json.dumps(dict(req, sequence=seq)) + "\n").encode())
+    assert proc.returncode == 1
+
+
+def test_a_random_failure_is_shrunk_keeping_kinds_and_classes():
+    machine = str(ROOT / "mutants" / "data" / "two-classes.json")
+    code, r, _ = conform_json("--cmd", mutant_cmd("cross_class_scratch"),
+                              "--machine", machine, "--random", "200", "--seed", "1")
+    assert code == 1
+    s = r["smallest_failure"]
+    assert s["fails_alone"] and s["shrink_steps"] >= 1
+    assert len(s["request"]["moves"]) < len(s["found_request"]["moves"])
+    m, _ = __import__("verified.tools.conform.machines", fromlist=["x"]).load_machine(machine)
+    found = {json.dumps(x) for mv in s["found_request"]["moves"] for x in mv}
+    kinds = {(M.kind(m, M.parse_loc(m, json.loads(x))),
+              M.class_of(m, M.parse_loc(m, json.loads(x)))) for x in found}
+    for mv in s["request"]["moves"]:
+        for x in mv:
+            loc = M.parse_loc(m, x)
+            assert (M.kind(m, loc), M.class_of(m, loc)) in kinds
