@@ -197,9 +197,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exhaustive-max", type=int, default=5, metavar="M",
                         help="every parallel move for n <= M, M in 0..6 (default 5: "
                         "7,776 at n = 5)")
-    parser.add_argument("--random", type=int, default=2000, metavar="K",
+    parser.add_argument("--random", type=int, default=None, metavar="K",
                         help=f"seeded random vectors per n beyond M, K in 0..{MAX_RANDOM:,} "
-                        "(default 2000)")
+                        "(default 2000; with --machine: over the whole preset, default 100)")
     parser.add_argument("--seed", type=int, default=0, metavar="S")
 
 
@@ -292,8 +292,10 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.machine is not None:
+    if getattr(args, "machine", None) is not None:
         return run_machine(args)
+    if args.random is None:
+        args.random = 2000
     if args.model is None or args.registers is None:
         print("verified vectors: error: --model and --registers are required (or "
               "--machine PRESET)", file=sys.stderr)
@@ -512,6 +514,8 @@ def write_machine_vectors(name: str, out: str, max_moves: int = 2, k: int = 2000
 
 def run_machine(args: argparse.Namespace) -> int:
     from ..core.machine import PRESETS
+    if args.random is None:
+        args.random = 100
     try:
         for given, option in ((args.model, "--model"), (args.registers, "--registers"),
                               (args.temps, "--temps")):

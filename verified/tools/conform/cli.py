@@ -508,8 +508,13 @@ def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
             {"gap": gap, "count": n,
              "smallest": _example(ct, counted.gap_smallest[gap], with_reference=True)}
             for gap, n in sorted(counted.gaps.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))]
-    if res.notes:
-        r["notes"] = res.notes
+    notes = list(res.notes)
+    if "machine" in r and counted.counts[REFUSED_OK]:
+        notes.append("on a machine, a case counts as having no answer when our resolve "
+                     "finds none (its contract; the optimum's search confirms it on "
+                     "machines of at most 8 units only)")
+    if notes:
+        r["notes"] = notes
     return r
 
 
