@@ -10,7 +10,9 @@ Hypothesis properties, the Z3 proofs, CrossHair, the allocation checker,
   them;
 * ``mutants/ssra.py``: the solid-state register allocator;
 * ``mutants/explain.py``: ``verified explain``'s "first value destroyed"
-  finder.
+  finder;
+* ``mutants/machines.py``: the machine oracle (``verified/core/machine.py``):
+  each mutant forgets one fact of the machine model.
 
 A ``Mutant`` is one textual edit of one module of ``verified/``: ``old`` is
 replaced by ``new`` exactly once (``scope`` narrows the search to one

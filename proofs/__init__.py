@@ -12,6 +12,10 @@ One module per algorithm, under the same name as in ``verified/``:
 * ``proofs/xchg.py``: ``verified.xchg`` (the corrected algorithm's step
   lemma and bounded proofs; the counterexample to the published one);
 * ``proofs/optimality.py``: lower bounds by bounded synthesis;
+* ``proofs/machine.py``: the Z3 semantics of machines (units, aliases,
+  pairs, immediates, legality; ``verified.core.machine``), its cross-check
+  against the oracle, and bounded facts over symbolic sequences on machine
+  fragments (n is the number of units);
 * ``proofs/xor_swap.py``: three XORs swap two 64-bit registers.
 
 Every module exposes ``claims() -> list[dict]`` with dicts

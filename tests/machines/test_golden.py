@@ -210,3 +210,21 @@ def test_id_is_echoed():
     serve(io.BytesIO(json.dumps({**SLOT_SWAP, "id": "q"}).encode() + b"\n"), out,
           C._handle_check)
     assert out.getvalue().startswith('{"id": "q", "ok": true, "length": 3, "cost": 3, ')
+
+
+def test_the_docs_quote_the_pinned_answers():
+    """Every verdict or error that docs/machines.md quotes in its tables is
+    (part of) a pinned answer, so the reference cannot drift from the code."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "machines.md").read_text()
+    pinned = [line for _, line in GOLDEN_BUGS] + list(GOLDEN_ILLEGAL.values()) + list(
+        GOLDEN_BAD.values())
+    quoted = [q for q in re.findall(r"`([^`]{30,})`", doc)
+              if re.match(r"(operation #\d|destination|destinations overlap|move |"
+                          r"temporary |rax \(unit)", q)]
+    assert len(quoted) >= 15, quoted
+    for q in quoted:
+        text = q.split("; ...")[0].rstrip(" .").replace("...", "")
+        assert any(text.replace('"', '\\"') in p or text in p for p in pinned), q

@@ -244,3 +244,12 @@ def test_verified_machines_show(name):
 def test_verified_machines_bad_use(args, message):
     p = run("machines", *args)
     assert (p.returncode, p.stdout, p.stderr) == (2, "", message)
+
+
+def test_a_one_part_list_is_its_single_location():
+    ops = [op(RV, ["mov", ["a0"], "a1"]), op(RV, ["mov", "a2", ["a3"]])]
+    assert [M.illegal(RV, o) for o in ops] == [None, None]
+    assert M.execute(RV, ops) == {"a0": "a1", "a2": "a3"}
+    assert M.illegal(RV, op(RV, ["mov", ["a0", "a1"], "a2"])) == (
+        "mov [a0, a1], a2 pairs a list of 2 part(s) with a single location; a list operand "
+        "is moved part by part, so the other side must be a list of as many parts")

@@ -413,6 +413,11 @@ def preset(name: str) -> Machine:
     return machine_from_json(preset_json(name))
 
 
+@functools.lru_cache(maxsize=64)
+def _machine_from_text(text: str) -> Machine:
+    return machine_from_json(json.loads(text))
+
+
 def machine(value: object) -> Machine:
     """A request's ``"machine"``: a preset name or a machine object."""
     if isinstance(value, Machine):
@@ -420,7 +425,13 @@ def machine(value: object) -> Machine:
     if isinstance(value, str):
         return preset(value)
     if isinstance(value, dict):
-        return machine_from_json(value)
+        # a conform run or a vectors file repeats one machine object on every
+        # line: parse each distinct object once
+        try:
+            key = json.dumps(value)  # key order matters: classes are in order
+        except (TypeError, ValueError):
+            return machine_from_json(value)
+        return _machine_from_text(key)
     raise _bad(f"must be a preset name ({', '.join(PRESETS)}) or a machine object, "
                f"not {value!r}")
 
@@ -637,8 +648,8 @@ def parse_op(m: Machine, value: object) -> MOperation:
 def parts(m: Machine, op: MOperation) -> list[MOperation] | str:
     """A list operation as its single-name parts, in order (the operation
     itself when it has no list), or the reason it cannot be split: a list
-    operand needs a list of as many parts on the other side (or an
-    immediate source)."""
+    operand needs as many parts on the other side (a single name is one
+    part), or an immediate source."""
     if isinstance(op, MMov):
         x, y = op.dst, op.src
     else:
@@ -653,7 +664,7 @@ def parts(m: Machine, op: MOperation) -> list[MOperation] | str:
             out.append(MMov(Place((p,)), Imm(y.value, y.offset + offset)))
             offset += m.lookup(p).width
         return out
-    if len(lists) == 1 or len(x.parts) != len(y.parts):
+    if len(x.parts) != len(y.parts):  # a one-part list is its single location
         return (f"{format_mop(op)} pairs a list of {len(x.parts)} part(s) with "
                 f"{'a list of ' + str(len(y.parts)) + ' part(s)' if len(lists) == 2 else 'a single location'}"
                 f"; a list operand is moved part by part, so the other side must be a "
@@ -1054,4 +1065,7 @@ def check_machine_request(req: MachineRequest) -> MachineVerdict:
     ops = read_machine_sequence(req.machine, req.sequence)
     if isinstance(ops, MachineVerdict):
         return ops
-    return implements(req.move, ops, req.preserve)
+    # read_machine_sequence has judged every operation's legality: run and
+    # judge the contract (``implements`` without its second legality pass)
+    m = req.machine
+    return judge(req.move, execute(m, ops), req.preserve, len(ops), cost(m, ops))

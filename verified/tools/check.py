@@ -5,6 +5,7 @@ Reads one JSON request per line, answers each with the verdict of
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 
@@ -36,14 +37,24 @@ MACHINE_OPTIMUM = "verified.algorithms.machine_optimum"
 
 def machine_optimum(req: MachineRequest) -> MachineOptimum:
     """The optimum of a machine request through the ``MACHINE_OPTIMUM`` hook."""
-    try:
-        module = importlib.import_module(MACHINE_OPTIMUM)
-    except ModuleNotFoundError as e:
-        if e.name != MACHINE_OPTIMUM:
-            raise
+    module = _optimum_module(MACHINE_OPTIMUM)
+    if module is None:
         return MachineOptimum(None, "the optimum on a machine is not computed by this "
                               "version")
     return module.optimum(req)
+
+
+@functools.cache
+def _optimum_module(name: str):
+    # looked up once per module name: a failed import is not cached by
+    # Python, and searching the path again for every line costs more than
+    # judging the line
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name:
+            raise
+        return None
 
 
 def check_machine(req: MachineRequest) -> dict:
@@ -77,6 +88,15 @@ request fields:
   id         anything; echoed back
 
 A location is a register number (3 = r3) or a name ("rax", "m0", "t").
+
+machine requests (docs/machines.md): "machine": a preset (x86-64, aarch64,
+riscv64, armv7-vfp; `verified machines`) or a machine object, instead of
+"model" and "registers".  Locations are then the machine's register and
+slot names, lists of them for multi-register values (["a0", "a1"]), and
+{"imm": k} as a source; the answer adds "cost", and an operation the
+machine lacks is a wrong sequence (exit 1).
+  {"machine": "x86-64", "moves": [["m0","m1"],["m1","m0"]], "temps": ["rax"],
+   "sequence": [["mov","rax","m0"],["swap","rax","m1"],["mov","m0","rax"]]}
 
 answers:
   {"ok": true, "length": 1, "optimal": 1}
