@@ -26,10 +26,12 @@ Two ways, cross-checked on every small request by
    all, and whose five costs are one number c, a request in which every
    unit move (a list is its parts) is one legal ``mov`` of its own
    (register<-register of a class, load, store, constant where the machine
-   takes it; no slot<-slot), and in which every *bare cycle* (a cycle of
-   the transfer graph that no other destination reads) can be broken
-   through a declared temporary register t (``mov t, x`` and
-   ``mov pred(x), t`` legal for a node x of the cycle):
+   takes it; no slot<-slot), in which every *bare cycle* (a cycle of the
+   transfer graph that no other destination reads) can be broken through a
+   declared temporary register t (``mov t, x`` and ``mov pred(x), t``
+   legal for a node x of the cycle), and in which every other cycle has a
+   node x with a blade e (a destination outside the cycle reading x) such
+   that ``mov pred(x), e`` is legal and not slot<-slot:
 
        optimum = c * (n + B)
 
@@ -37,9 +39,10 @@ Two ways, cross-checked on every small request by
 
    *Proof.* Upper bound: write the acyclic part in reverse topological
    order (each move once, when no pending move reads its destination),
-   which leaves exactly the bare cycles (a cycle with a blade is opened
-   by the blade's copy: the blade's destination holds the cycle node's
-   value, so that node is free once the blade is written); break each bare
+   which leaves exactly the cycles; a cycle with a blade e on node x is
+   opened by the blade's copy (e holds x's value, so x is free once e is
+   written; x's predecessor then reads the value from e, one legal mov in
+   place of its own move: still one operation per destination); break each bare
    cycle with ``mov t, x``, walk it, ``mov pred(x), t``: n + B operations,
    each of price c.  Lower bound: without swaps every operation writes
    one unit.  Each of the n destinations needs a last write, a distinct
@@ -142,6 +145,13 @@ def search(mm: M.MachineMove, preserve: str = "all",
            max_states: int = SEARCH_STATES) -> tuple[int | None, str | None]:
     """(minimum cost, None), or (None, why): no sequence exists (the search
     exhausted every reachable state), or the state cap was hit."""
+    best, why, _ = search_sequence(mm, preserve, max_states)
+    return best, why
+
+
+def search_sequence(mm: M.MachineMove, preserve: str = "all",
+                    max_states: int = SEARCH_STATES) -> tuple[int | None, str | None, list]:
+    """``search`` with one optimal sequence (empty when there is none)."""
     m = mm.machine
     units = list(m.units())
     index = {u: i for i, u in enumerate(units)}
@@ -196,6 +206,7 @@ def search(mm: M.MachineMove, preserve: str = "all",
         return tuple(s)
 
     best = {start: 0}
+    came: dict = {}
     tick = itertools.count()
     heap = [(estimate(start), next(tick), 0, start)]
     while heap:
@@ -203,17 +214,22 @@ def search(mm: M.MachineMove, preserve: str = "all",
         if best.get(state, g) < g:
             continue
         if all(state[i] == v for i, v in want):
-            return g, None
+            path = []
+            while state in came:
+                state, k = came[state]
+                path.append(ops[k])
+            return g, None, path[::-1]
         if len(best) > max_states:
             return None, (f"not computed: the search stopped after {max_states:,} machine "
-                          "states")
-        for c, writes in compiled:
+                          "states"), []
+        for k, (c, writes) in enumerate(compiled):
             nxt = apply(state, writes)
             ng = g + c
             if ng < best.get(nxt, ng + 1):
                 best[nxt] = ng
+                came[nxt] = (state, k)
                 heapq.heappush(heap, (ng + estimate(nxt), next(tick), ng, nxt))
-    return None, NO_SEQUENCE
+    return None, NO_SEQUENCE, []
 
 
 # ---------------------------------------------------------------------------
@@ -279,13 +295,25 @@ def closed_form(mm: M.MachineMove) -> int | None:
         if x is None or x not in path:
             continue
         cycle = path[path.index(x):]
+        pred_of = {src_of[d]: d for d in cycle}
         if any(len(readers.get(u, ())) > 1 for u in cycle):
-            continue  # a blade reads the cycle: not bare
+            # a blade e reads node x: x is free once e is written, and its
+            # predecessor reads x's value from e, which must be one legal mov
+            if not any(_one_op(m, M.MMov(M.Place((m.owner(pred_of[x]),)),
+                                         M.Place((m.owner(e),))))
+                       for x in cycle for e in readers.get(x, ()) if e not in cycle):
+                return None
+            continue
         bare += 1
         node = cycle[0]
-        pred = next(d for d in cycle if src_of[d] == node)
+        pred = pred_of[node]
         if not any(M.illegal(m, M.MMov(M.Place((t,)), M.Place((m.owner(node),)))) is None
                    and M.illegal(m, M.MMov(M.Place((m.owner(pred),)), M.Place((t,)))) is None
                    for t in temps):
             return None
     return c * (n + bare)
+
+
+def _one_op(m: M.Machine, op: M.MOperation) -> bool:
+    """One legal operation of price c (a slot-to-slot mov costs two)."""
+    return M.illegal(m, op) is None and M.classify(m, op) != "mem<-mem"

@@ -15,41 +15,48 @@ the end (``goal``: a destination's source value, or under ``"preserve":
 temporary).  A unit is *pending* while ``cur != goal``.  A value is
 *needed* while some pending unit's goal is that value.
 
-Writing a place (a register, a slot) is **safe** when, for every unit it
-changes, the unit is pending or has no goal (so no finished unit is
-broken) and the value it loses is not needed or is still held by a unit
-outside the place.  This one rule is the whole correctness argument (the
-step lemma of ``proofs/resolve.py``): a safe write never loses a value
-that some goal still needs, so every goal stays reachable; and a scratch
-register that parks a cycle's value is never safe to reuse until the
-parked value has been consumed or copied (the JIT bug of DESIGN's list).
+Every step is a short list of operations that is emitted only if,
+afterwards, THE invariant still holds (``_Run.keeps``; its step lemmas are
+proved in ``proofs/resolve.py``): (1) no finished unit is unfinished
+(except the units of a register being borrowed, which get a restore job);
+(2) every goal value of an unfinished unit is still held by some unit;
+(3) every open job can still read its values from named places.  So a
+step never loses a value that some goal needs, and a scratch register that
+parks a cycle's value is never reused while the value is parked (the JIT
+bug of ``docs/machines.md``): the write would break (2).
 
 The loop:
 
 1. **ready jobs** (a job = one destination place and the values it must
-   hold): write every job whose destination is safe, reading the values
+   hold): write every job that keeps the invariant, reading the values
    from wherever they are now (``_holder``: the original source, or the
    copy a cycle break made).  A move the machine lacks (``mov m1, m0``
-   without ``mem_to_mem``) goes through a scratch register that is safe to
-   write: a pending destination that wants the same values, else a free
-   temporary or a destination whose old value is dead.
-2. when nothing is ready but jobs are pending, the pending jobs block each
-   other (a cycle); one **cycle break**, chosen by cost:
-   * a swap with the place holding the job's values (``swap`` reg-reg or
-     reg-mem, when the machine has it): finishes the job, the other place
-     receives the blocked value;
-   * else park the blocked value in a free place (a free register of the
-     class first, then any register, then a temporary slot);
-   * else **borrow**: save a register to a free place, use it, and leave a
-     restore job (the register's own value, now held in the save place),
-     which step 1 runs as soon as the register's borrowed content is dead;
-   * else, when the machine has a swap with a register, swap the blocked
-     place with a finished register (it joins the cycle and is swapped
-     back);
-   * else the request has no sequence.
+   without ``mem_to_mem``) goes through a scratch register: a pending
+   destination that wants the same values first, else a free temporary or
+   a destination whose old value is dead.  Jobs that need a scratch go
+   first, while dead destinations can still serve as one.
+2. when nothing is ready but jobs are pending, one **break**:
+   (a) on a cycle, a swap with the place holding the job's values (when
+   the machine has it; it finishes the job) or a park of the blocked value
+   in a free place (a free register of the class first, then any register,
+   then a temporary slot), whichever the cost model prefers for the
+   cycle's length; (b) off a cycle, a park that lets the job be written at
+   once; (c) **borrow** a finished register: save it to a free place (or
+   nowhere, when its value already has a copy), use it as a scratch or to
+   park, and leave a restore job; with a reg-mem swap and nowhere to save,
+   borrow by swapping it with the source and back; (d) swap a blocked
+   place with a finished register (it joins the cycle).
 3. **immediates last**: a constant has no reader, so its destination stays
    usable as scratch until the end; a constant into a slot on a machine
-   whose ``immediate_to`` lacks ``"mem"`` goes through a register.
+   whose ``immediate_to`` lacks ``"mem"`` goes through a register
+   (possibly borrowed).
+
+The greedy steps can get stuck on a request that has a sequence (tight
+machines: every register live, no swap).  Then ``_fall_back`` decides: on
+a machine small enough for the search of ``machine_optimum`` the search's
+optimal sequence is the answer, or ``Unsolvable`` when the search proves
+there is none; on a larger machine an error that says no sequence was
+*found* (not that none exists).  ``Unsolvable`` is never raised unproved.
 
 Register lists (``["a0", "a1"]``) are split into one job per register (no
 machine has a pair mov).  An aliased register (``d0`` = ``s0:s1``) is moved
@@ -60,10 +67,10 @@ in one place (after a cycle break parked part of them).
 from __future__ import annotations
 
 import functools
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from ..core import machine as _m
 from ..core.semantics import PreconditionError
 from .registry import algorithm
 
@@ -75,7 +82,13 @@ Op = tuple
 
 
 class Unsolvable(PreconditionError):
-    """No sequence of the machine's operations implements the request."""
+    """No sequence of the machine's operations implements the request
+    (proved: the search of ``machine_optimum`` exhausted every state)."""
+
+
+class Stuck(PreconditionError):
+    """The greedy steps found no way on (which does not prove that no
+    sequence exists)."""
 
 
 @dataclass(frozen=True)
@@ -121,11 +134,6 @@ class Frame:
     legal: Callable[[Op], bool]
     #: ``cost(op) -> number``
     cost: Callable[[Op], float]
-    by_units: dict = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for p in self.places:
-            self.by_units.setdefault(p.units, p)
 
     @property
     def units(self) -> list:
@@ -167,8 +175,6 @@ class _Run:
         self.ops: list[Op] = []
         self.trace = trace or (lambda event, data: None)
         self.limit = 8 * (len(jobs) + 2) * (len(frame.units) + 2)
-        #: jobs whose values must stay together (invariant (3) of ``keeps``)
-        self.wide = [j for j in jobs if j.imm is None and j.dst.width > 1 and not j.dst.parts]
 
     # -- the state ---------------------------------------------------------
 
@@ -203,15 +209,18 @@ class _Run:
         (1) no finished unit is unfinished, except the ``allow``-ed units of
         a borrowed register (which get a restore job); (2) every goal value
         of an unfinished unit is still held by some unit (a constant can
-        always be written again); (3) an open job whose destination cannot
-        be split (a wide slot, a register without parts) still finds all
-        its values together in one place."""
+        always be written again); (3) every open job still finds its values
+        in places it can name: all together in one register or slot, or,
+        for a destination with parts (an alias's halves), part by part (a
+        value held only inside a wider register without parts, e.g. the
+        low half of ``d28`` on armv7-vfp, cannot be read alone)."""
         allow = set(allow)
-        for j in self.wide:
-            if tuple(after[u] for u in j.dst.units) != j.want and not any(
-                    p.width == j.dst.width and tuple(after[u] for u in p.units) == j.want
-                    for p in self.f.places):
-                return False
+        if self.jobs:
+            held_as = {tuple(after[u] for u in p.units) for p in self.f.places}
+            for j in self.jobs:
+                if j.imm is None and tuple(after[u] for u in j.dst.units) != j.want \
+                        and not _findable(j.dst, j.want, held_as):
+                    return False
         held = None
         for u, g in self.goal.items():
             if after[u] == g:
@@ -404,15 +413,23 @@ class _Run:
             else:
                 self.emit(("mov", park, job.dst), "cycle park")
             return True
-        # (b) borrow a register: as the scratch of a job the machine cannot
-        # do in one mov, then to park the destination of a job on a cycle
+        # (b) a blocked job off any cycle (it waits for a job that lacks a
+        # scratch register): park its destination where that frees it, if
+        # the job can then be written at once
+        for job in open_jobs:
+            park = self._park_place(job.dst)
+            if park is not None and self._trial(lambda park=park, job=job: self.attempt(
+                    [(("mov", park, job.dst), "park")]) and self.try_job(job) and self.done(job)):
+                return True
+        # (c) borrow a register: as the scratch of a job the machine cannot
+        # do in one mov, or to park a blocked destination (then written at once)
         for job in open_jobs:
             if self._borrow_scratch(job):
                 return True
         for job in open_jobs:
-            if self._on_cycle(job, open_jobs) and self._borrow_park(job):
+            if self._borrow_park(job):
                 return True
-        # (c) swap a blocked destination with a finished register (it joins
+        # (d) swap a blocked destination with a finished register (it joins
         # the cycle, and is swapped back by (a))
         for job in open_jobs:
             if not self._on_cycle(job, open_jobs):
@@ -443,6 +460,11 @@ class _Run:
             load, store = ("mov", r, src), ("mov", job.dst, r)
             if not (self.finished(r) and self.legal(load) and self.legal(store)):
                 continue
+            # its value already has a copy elsewhere: no save needed
+            if self.attempt([(load, "borrow: scratch load"), (store, "borrow: scratch store")],
+                            r.units):
+                self.jobs.append(self._restore_job(r))
+                return True
             for p in self._saves(r, job.dst.units + src.units):
                 if self.attempt([(("mov", p, r), "borrow: save"), (load, "borrow: scratch load"),
                                  (store, "borrow: scratch store")], r.units):
@@ -466,10 +488,10 @@ class _Run:
             park = ("mov", r, job.dst)
             if not (self.finished(r) and self.legal(park)):
                 continue
-            for p in self._saves(r, job.dst.units):
+            for p in [None, *self._saves(r, job.dst.units)]:
                 def go(p=p, r=r, park=park) -> bool:
-                    if not self.attempt([(("mov", p, r), "borrow: save"), (park, "borrow: park")],
-                                        r.units):
+                    save = [] if p is None else [(("mov", p, r), "borrow: save")]
+                    if not self.attempt(save + [(park, "borrow: park")], r.units):
                         return False
                     self.jobs.append(self._restore_job(r))
                     return self.try_job(job) and self.done(job)
@@ -511,8 +533,8 @@ class _Run:
                     raise AssertionError(f"resolve: {job.dst.name} is not free for its constant")
                 continue
             if not self._imm_via_register(job):
-                raise Unsolvable(
-                    f"no sequence exists: the constant {job.imm.value} for "
+                raise Stuck(
+                    f"the constant {job.imm.value} for "
                     f"{_name(job.dst.name)} needs a register (the machine cannot "
                     "write an immediate there) and none is free or can be saved; "
                     "declare a temporary")
@@ -561,16 +583,31 @@ class _Run:
             if not self.break_cycle():
                 stuck = [j for j in self.open_jobs() if j.imm is None]
                 names = ", ".join(f"{_name(j.dst.name)}" for j in stuck)
-                raise Unsolvable(
-                    f"no sequence exists: {names} wait on each other (a cycle, or a move "
+                raise Stuck(
+                    f"{names} wait on each other (a cycle, or a move "
                     "the machine can only do through a register) and there is no free "
                     "register or slot to break it with and no swap that fits; declare a "
                     "temporary" if len(stuck) > 1 else
-                    f"no sequence exists: {names} can only be written through a register "
+                    f"{names} can only be written through a register "
                     "(the machine has no such mov) and no register is free or can be "
                     "saved and given back; declare a temporary")
         self.immediates()
         return self.ops
+
+
+def _findable(dst: Place, want: tuple, held_as: set) -> bool:
+    """Can ``want`` be read from named places (whole, or part by part
+    along ``dst``'s parts)?"""
+    if want in held_as:
+        return True
+    if not dst.parts:
+        return False
+    k = 0
+    for part in dst.parts:
+        if not _findable(part, want[k:k + part.width], held_as):
+            return False
+        k += part.width
+    return True
 
 
 def _is_imm(v: object) -> bool:
@@ -637,8 +674,6 @@ def resolve_frame(frame: Frame, moves, temps=(), preserve: str = "all",
 # ---------------------------------------------------------------------------
 # The machine's side: ``core.machine`` as a frame, the registered entry point
 # ---------------------------------------------------------------------------
-
-from ..core import machine as _m  # noqa: E402  (the frame's one source of facts)
 
 #: a cap on the operations a cost bound allows per changed destination unit;
 #: see ``cost_bound``
@@ -714,17 +749,21 @@ def changed_units(mm: "_m.MachineMove") -> int:
 def cost_bound(mm: "_m.MachineMove", _preserve: str = "all") -> int:
     """The resolver's cost bound: ``OPS_PER_UNIT * cmax * changed units``,
     cmax the dearest single operation of the machine (a mem<-mem move
-    counts load + store).  Why it holds: every pending unit is finished by
+    counts load + store).  The argument: every pending unit is finished by
     one write (two operations through a scratch register), after at most
-    one cycle break on its account (a park, or a borrow's save and park)
-    and at most one restore of a register borrowed for it."""
+    one break on its account (a park, or a borrow's save and park) and one
+    restore of a register borrowed for it.  It is not proved: it is the
+    postcondition's bound, checked on every call (every test and bench run
+    goes through it)."""
     c = mm.machine.cost
     cmax = max(c.mov, c.load, c.store, c.swap, c.imm, c.load + c.store)
     return OPS_PER_UNIT * cmax * changed_units(mm)
 
 
-def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
-                     trace: Trace | None = None) -> list:
+def greedy(mm: "_m.MachineMove", preserve: str = "all", trace: Trace | None = None) -> list:
+    """The greedy steps alone (``Stuck`` when they find no way on): what
+    the mutants of ``mutants/resolve.py`` edit and the tests judge, without
+    the search's rescue."""
     frame = frame_of(mm.machine)
     moves = []
     for d, s in mm.moves:
@@ -732,6 +771,37 @@ def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
         moves.append((_request_place(frame, d, w), _request_place(frame, s, w)))
     temps = [_request_place(frame, t, _m.width(mm.machine, t)) for t in mm.temps]
     return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace)]
+
+
+def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
+                     trace: Trace | None = None) -> list:
+    try:
+        return greedy(mm, preserve, trace)
+    except Stuck as stuck:
+        return _fall_back(mm, preserve, trace, str(stuck))
+
+
+def _fall_back(mm: "_m.MachineMove", preserve: str, trace: Trace | None, why: str) -> list:
+    """The greedy steps are stuck.  On a machine small enough for the
+    search (``machine_optimum.SEARCH_UNITS``), the search decides: its
+    optimal sequence (trace event "search"), or ``Unsolvable`` (proved).
+    On a larger machine: an error that says no sequence was *found*."""
+    from . import machine_optimum
+    n = len(mm.machine.units())
+    if n > machine_optimum.SEARCH_UNITS:
+        raise PreconditionError(
+            f"resolve found no sequence: {why} (this does not prove that none exists: "
+            f"{mm.machine.name} has {n} units, the search that decides covers at most "
+            f"{machine_optimum.SEARCH_UNITS})")
+    best, note, path = machine_optimum.search_sequence(mm, preserve)
+    if best is None:
+        if note == machine_optimum.NO_SEQUENCE:
+            raise Unsolvable(f"no sequence exists: {why} (proved by the search over every "
+                             "machine state)")
+        raise PreconditionError(f"resolve found no sequence: {why} ({note})")
+    for op in path:
+        (trace or (lambda e, d: None))("search", {"op": op})
+    return path
 
 
 @algorithm(
@@ -748,5 +818,7 @@ def resolve(mm: "_m.MachineMove", preserve: str = "all",
     MachineMove``) under the contract ``preserve``.  Raises ``Unsolvable``
     when no legal sequence exists.  ``trace(event, data)`` is called after
     every operation (``event`` says why it was emitted: "move", "scratch
-    load", "cycle swap", "cycle park", "borrow: save", "immediate", ...)."""
+    load", "cycle swap", "cycle park", "borrow: save", "immediate", ...;
+    "search" when the greedy steps were stuck and the search answered, in
+    which case ``data["op"]`` is a ``core.machine`` operation)."""
     return _resolve_machine(mm, preserve, trace)

@@ -256,20 +256,31 @@ def exhaustive_count(places: Sequence[Site], max_moves: int | None = MAX_MOVES) 
 # ---------------------------------------------------------------------------
 
 
-def random_case(rng: random.Random, places: Sequence[Site]) -> MachineCase:
-    """A random parallel move over ``places``.  Destinations are drawn in a
-    random order, each kept (with a random density) if its units are still
-    free; half of the time each shape's destinations read a shuffle of
-    themselves (register and slot cycles, a pair shifted onto its
-    neighbour), else sources uniform over the sites of their shape
-    (fan-out, chains); one source in ten becomes the immediate."""
+#: the most destinations of a random case: a parallel move at a block edge
+#: or a call is rarely bigger, and shrinking starts from what fails
+RANDOM_DESTINATIONS = 12
+
+
+def random_case(rng: random.Random, places: Sequence[Site],
+                imm_widths: frozenset = frozenset({1})) -> MachineCase:
+    """A random parallel move over ``places`` of 1..12 destinations, drawn
+    in a random order, each kept if its units are still free; half of the
+    time each shape's destinations read a shuffle of themselves (register
+    and slot cycles, a pair shifted onto its neighbour), else sources
+    uniform over the sites of their shape (fan-out, chains); one source in
+    ten becomes the immediate, where its parts' widths are in
+    ``imm_widths`` (the widths of a class that takes an immediate: a
+    constant for a wider one has no sequence on the presets, and would
+    make the whole case one to decline)."""
     dsts = _destinations(places)
     imms = [p for p in places if p.kind == "imm"]
-    density = rng.random()
+    want = rng.randint(1, min(RANDOM_DESTINATIONS, len(dsts)))
     chosen: list[Site] = []
     used: frozenset = frozenset()
     for d in rng.sample(dsts, len(dsts)):
-        if not used & d.units and rng.random() < density:
+        if len(chosen) == want:
+            break
+        if not used & d.units:
             chosen.append(d)
             used |= d.units
     by_shape: dict[tuple, list[Site]] = {}
@@ -285,24 +296,29 @@ def random_case(rng: random.Random, places: Sequence[Site]) -> MachineCase:
             pool = [p for p in dsts if p.shape == shape]
             ss = [rng.choice(pool) for _ in ds]
         for d, s in zip(ds, ss):
-            if imms and rng.random() < 0.1:
+            if imms and set(d.shape) <= imm_widths and rng.random() < 0.1:
                 s = rng.choice(imms)
             moves.append((d.loc, s.loc))
     order = {p.loc: i for i, p in enumerate(places)}
     return MachineCase(tuple(sorted(moves, key=lambda mv: order[mv[0]])))
 
 
-def random_case_stream(places: Sequence[Site], seed: object,
-                       label: str = "") -> Iterator[MachineCase]:
+def immediate_widths(m: Machine) -> frozenset:
+    """The widths of the classes of ``m`` that take an immediate."""
+    return frozenset(c.width for c in m.classes if c.immediate)
+
+
+def random_case_stream(places: Sequence[Site], seed: object, label: str = "",
+                       imm_widths: frozenset = frozenset({1})) -> Iterator[MachineCase]:
     """An endless, reproducible stream of ``random_case`` (lazily)."""
     rng = random.Random(f"verified-conform-machine:{label}:{seed}")
     while True:
-        yield random_case(rng, places)
+        yield random_case(rng, places, imm_widths)
 
 
-def random_cases(places: Sequence[Site], k: int, seed: object,
-                 label: str = "") -> list[MachineCase]:
-    return list(itertools.islice(random_case_stream(places, seed, label), k))
+def random_cases(places: Sequence[Site], k: int, seed: object, label: str = "",
+                 imm_widths: frozenset = frozenset({1})) -> list[MachineCase]:
+    return list(itertools.islice(random_case_stream(places, seed, label, imm_widths), k))
 
 
 # ---------------------------------------------------------------------------

@@ -36,8 +36,9 @@ algorithms:
 
 on a machine (a request with "machine": a preset name or a machine object,
 docs/machines.md; answered with {"sequence": [...]} over the machine's
-names, or {"error": "line N: no sequence exists: ..."} when no legal
-sequence exists):
+names; {"error": "line N: no sequence exists: ..."} when the search
+proved that no legal sequence exists, {"error": "line N: resolve found no
+sequence: ..."} when it got stuck on a machine too large for the search):
 """ + "\n".join(
     f"  {name:18} {a.summary}" for name, a in ALGORITHMS.items() if a.model == MACHINE
 ) + """

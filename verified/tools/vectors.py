@@ -473,7 +473,8 @@ def write_machine_vectors(name: str, out: str, max_moves: int = 2, k: int = 2000
          f"every move of at most {max_moves} moves over {small.name} "
          f"({' '.join(str(p.loc) for p in small_sites)})"),
         (f"{name}-random.jsonl", MachineType(name, scratch, "all", full_sites, name),
-         mgen.random_cases(full_sites, k, seed, name), f"{k:,} random moves over {name} "
+         mgen.random_cases(full_sites, k, seed, name, mgen.immediate_widths(m)),
+         f"{k:,} random moves over {name} "
          f"(seed {seed})"),
     ]
     if os.path.exists(out) and not os.path.isdir(out):

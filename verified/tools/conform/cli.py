@@ -284,7 +284,8 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
         k = args.random
         ct = mm.MachineType(spec, temps, preserve, places, m.name)
         cases = lambda: mm.ordered(itertools.islice(
-            mgen.random_case_stream(places, seed, m.name), k), order, seed)
+            mgen.random_case_stream(places, seed, m.name, mgen.immediate_widths(m)), k),
+            order, seed)
         what = f"{k:,} random cases over all of {m.name} (seed {seed})"
         planned = k
     else:

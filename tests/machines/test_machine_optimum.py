@@ -1,0 +1,97 @@
+"""The optimum on a machine (``verified/algorithms/machine_optimum.py``):
+the search (ground truth) and closed form T checked against each other on
+every small request where T applies, the answers of ``optimum``, and the
+two mutants of ``mutants/resolve.py`` (``OPTIMUM_MUTANTS``) caught by that
+cross-check."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import mutants
+from mutants.resolve import OPTIMUM_MUTANTS
+from verified.algorithms import machine_optimum as O
+from verified.core import machine as M
+
+from .resolve_cases import requests, small
+
+#: the variants where closed form T can apply (no swap, every cost 1)
+T_VARIANTS = [dict(swap="noswap", m2m=False, imm_mem=False, temp="none"),
+              dict(swap="noswap", m2m=False, imm_mem=True, temp="treg"),
+              dict(swap="noswap", m2m=True, imm_mem=True, temp="tslot")]
+
+
+def cross_check(v: dict, closed=O.closed_form, search=O.search) -> tuple[int, int, list]:
+    """(requests where T applies, of which the search agrees, disagreements)."""
+    applies = agree = 0
+    bad = []
+    for mm in requests(small(**v), v["temp"]):
+        for preserve in ("all", "loops"):
+            t = closed(mm)
+            if t is None:
+                continue
+            applies += 1
+            best, why = search(mm, preserve)
+            if best == t:
+                agree += 1
+            else:
+                bad.append((str(mm), preserve, t, best))
+    return applies, agree, bad
+
+
+#: how many small requests closed form T covers per variant (pinned: a change
+#: in either side shows here)
+T_COUNTS = {"noswap-False-False-none": 992, "noswap-False-True-treg": 1760,
+            "noswap-True-True-tslot": 1590}
+
+
+@pytest.mark.parametrize("v", T_VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
+def test_closed_form_agrees_with_the_search_on_every_small_request(v):
+    applies, agree, bad = cross_check(v)
+    assert bad == []
+    assert applies == agree == T_COUNTS["-".join(map(str, v.values()))]
+
+
+@pytest.mark.parametrize("mutant", OPTIMUM_MUTANTS, ids=lambda m: m.name)
+def test_optimum_mutants_are_caught_by_the_cross_check(mutant):
+    fn = mutants.run(mutant)
+    v = T_VARIANTS[1]   # a temporary register: bare cycles are covered
+    if mutant.entry == "closed_form":
+        _, _, bad = cross_check(v, closed=fn)
+    else:
+        _, _, bad = cross_check(v, search=lambda mm, p: fn(mm, p))
+    assert bad, f"{mutant.name} survived"
+
+
+def test_optimum_answers():
+    m = small(swap="noswap", m2m=False, imm_mem=False, temp="none")
+    req = lambda moves, temps=(): M.MachineRequest(M.MachineMove.make(m, moves, list(temps)))
+    # a register cycle with a free temporary... there is none: the search decides
+    assert O.optimum(req([["a", "b"], ["b", "a"]])) == M.MachineOptimum(
+        None, O.NO_SEQUENCE)
+    assert O.optimum(req([["a", "b"], ["m0", "a"]])) == M.MachineOptimum(2)
+    # a preset too large for the search, with swaps: not computed, and says why
+    x86 = M.MachineRequest(M.MachineMove.make(M.preset("x86-64"), [["rax", "rbx"]]))
+    assert O.optimum(x86) == M.MachineOptimum(
+        None, "not computed: x86-64 has 64 units; the search covers machines of at most "
+              "8 units and the closed form does not apply to this request")
+    # riscv64: every width 1, no swap, costs 1: closed form T applies
+    rv = M.MachineRequest(M.MachineMove.make(M.preset("riscv64"),
+                                             [["a0", "a1"], ["a1", "a0"], ["m0", "a0"]]))
+    assert O.optimum(rv) == M.MachineOptimum(3)   # blade m0 opens the cycle: 3 moves
+    rv = M.MachineRequest(M.MachineMove.make(M.preset("riscv64"),
+                                             [["a0", "a1"], ["a1", "a0"]], ["t0"]))
+    assert O.optimum(rv) == M.MachineOptimum(3)   # bare cycle through t0: 2 + 1
+
+
+def test_check_cli_reports_the_optimum():
+    line = {"machine": "riscv64", "moves": [["a0", "a1"], ["a1", "a0"]], "temps": ["t0"],
+            "sequence": [["mov", "t0", "a0"], ["mov", "a0", "a1"], ["mov", "a1", "t0"]]}
+    p = subprocess.run([sys.executable, "-m", "verified.cli", "check"], input=json.dumps(line),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"ok": True, "length": 3, "cost": 3, "optimal": 3}
