@@ -648,7 +648,7 @@ def options_markdown() -> str:
         elif a.nargs == "*":
             arg = f" {a.metavar}..."
         else:
-            arg = f" {a.metavar}"
+            arg = f" {a.metavar}".replace("|", "\\|")
         longest, *others = sorted(a.option_strings, key=len, reverse=True)
         names = f"`{longest}{arg}`" + "".join(f" (`{o}`)" for o in others)
         rows.append(f"| {names} | {(a.help or '').replace('|', '/')} |")
