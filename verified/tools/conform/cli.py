@@ -210,7 +210,7 @@ def build_suite(args: argparse.Namespace) -> tuple[list[str], Suite]:
             raise BadUse(f"{e} (an allocator needs two registers)") from None
         return argv, tapes.suite(args.registers, args.random, seed)
     _need(args.model is not None, "--model is required (temp, swap, permi or spill), "
-          "or --allocator, or --machine")
+          "or --allocator")
     if args.registers is None:
         args.registers = 4
     try:
@@ -608,7 +608,8 @@ def text_report(r: dict) -> str:
         out.append(f"INTERNAL ERROR of conform: {e} (please report)")
     if "gap_to_optimum" in r:
         total = sum(g["count"] for g in r["gap_to_optimum"]) or 1
-        out.append("gap to the optimum (answer length - optimal length), correct answers:")
+        what = "cost" if "machine" in r else "length"
+        out.append(f"gap to the optimum (answer {what} - optimal {what}), correct answers:")
         for g in r["gap_to_optimum"]:
             label = "unknown" if g["gap"] is None else f"+{g['gap']}"
             s = g["smallest"]
