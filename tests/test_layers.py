@@ -128,15 +128,27 @@ def test_a_planted_back_edge_is_reported(tmp_path):
     text = oracle.read_text()
     oracle.write_text(text + "\n\ndef _late():\n    from ..tools import wire\n")
     line = text.count("\n") + 4  # the import, after two blank lines and the def
-    assert violations(root) == [
+    assert _canon(violations(root)) == _canon([
         f"verified/core/oracle.py:{line}: verified.core.oracle (layer 0, verified.core) imports "
         "verified.tools.wire (layer 3, verified.tools)",
         # wire reaches the oracle directly and through core.machine: two circles
-        # (the first found from core.machine, which algorithms.registry reaches
-        # first in the sorted walk)
-        "import circle: verified.core.machine -> verified.core.oracle -> verified.tools.wire "
-        "-> verified.core.machine",
-        "import circle: verified.core.oracle -> verified.tools.wire -> verified.core.oracle"]
+        "import circle: verified.core.oracle -> verified.tools.wire -> verified.core.machine "
+        "-> verified.core.oracle",
+        "import circle: verified.core.oracle -> verified.tools.wire -> verified.core.oracle"])
+
+
+def _canon(problems: list[str]) -> list[str]:
+    """Each circle from its smallest module (where the search enters a
+    circle depends on which modules exist, e.g. verified.cases.machines)."""
+    out = []
+    for p in problems:
+        if p.startswith("import circle: "):
+            ring = p[len("import circle: "):].split(" -> ")[:-1]
+            k = ring.index(min(ring))
+            ring = ring[k:] + ring[:k]
+            p = "import circle: " + " -> ".join(ring + ring[:1])
+        out.append(p)
+    return out
 
 
 def test_a_planted_forbidden_import_and_circle_are_reported(tmp_path):

@@ -16,8 +16,9 @@ The parts, each in its own module:
 * ``session.py``: one session: stream the requests, pair the answers, check
   them as they come, notice a protocol break;
 * ``shrink.py``: the smallest failing case, by re-running the program;
-* ``moves.py`` and ``tapes.py``: the two kinds of case (parallel moves;
-  SSA tapes for ``--allocator``), each a ``checker.CaseType``;
+* ``moves.py``, ``machines.py`` and ``tapes.py``: the kinds of case
+  (parallel moves; parallel moves on a machine for ``--machine``; SSA
+  tapes for ``--allocator``), each a ``checker.CaseType``;
 * ``cli.py``: the options, the run and the report.
 """
 

@@ -1,0 +1,266 @@
+"""`verified conform --machine PRESET|FILE.json`: machine requests out,
+sequences back, each judged by the machine oracle (the verdict `verified
+check` gives).  Bad --machine values and options that do not go with a
+machine exit 2 with one line; a resolver that does nothing is caught with
+the smallest case, printed as a `verified check` command that reproduces
+the verdict; declining is right exactly where no legal sequence exists;
+our resolver passes; every mutant of mutants/machines.py (one per bug
+class of docs/machines.md) is caught, exit 1, shrunk to a pinned case."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verified.cases import machines as G
+from verified.core import machine as M
+
+from tests.support import conform_json, py_cmd, verified
+
+ROOT = Path(__file__).resolve().parents[2]
+
+REPLY = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps(%s), flush=True)"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--machine", "x86"], "--machine x86: not a preset (x86-64, aarch64, riscv64, "
+     "armv7-vfp) nor a .json file of a machine object (docs/machines.md); `verified "
+     "machines` lists the presets"),
+    (["--machine", "/no/such.json"], "--machine /no/such.json: cannot read it: No such "
+     "file or directory"),
+    (["--machine", "x86-64", "--model", "swap"], "--model does not go with --machine: the "
+     "machine names its registers and operations"),
+    (["--machine", "x86-64", "--registers", "3"], "--registers does not go with --machine: "
+     "the machine names its registers and operations"),
+    (["--machine", "x86-64", "--allocator"], "--allocator does not go with --machine: the "
+     "machine names its registers and operations"),
+    (["--machine", "x86-64", "--shapes"], "--shapes does not go with --machine: the machine "
+     "names its registers and operations"),
+    (["--machine", "x86-64", "--temps", "zz"], "--temps: temporary \"zz\": 'zz' is not a "
+     "register or slot of x86-64"),
+    (["--machine", "armv7-vfp", "--temps", "d0", "s1"], "--temps: temporaries d0 and s1 "
+     "overlap (unit s1); declare each once"),
+    (["--machine", "x86-64", "--max-moves", "-1"], "--max-moves must be >= 0 (0 = every "
+     "assignment), not -1"),
+    (["--machine", "x86-64", "--random", "5", "--max-moves", "2"], "--max-moves goes with "
+     "--exhaustive, not --random"),
+    (["--machine", "armv7-vfp", "--max-moves", "0"], "--machine armv7-vfp --exhaustive is "
+     "18,850,330,368 cases with --max-moves 0; lower --max-moves or use --random K"),
+    (["--model", "swap", "--max-moves", "2"], "--max-moves goes with --machine"),
+])
+def test_bad_machine_use_exits_2_with_one_clear_line(args, message):
+    proc = verified("conform", "--cmd", "true", *args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == f"verified conform: error: {message}\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("nope", "not JSON (Expecting value: line 1 column 1 (char 0))"),
+    ('{"classes": {"g": {"registers": ["a"], "width": 0}}}',
+     '"machine": class \'g\': "width" must be a whole number in 1..65536, not 0'),
+])
+def test_bad_machine_file(tmp_path, text, message):
+    f = tmp_path / "m.json"
+    f.write_text(text)
+    proc = verified("conform", "--cmd", "true", "--machine", str(f))
+    assert proc.returncode == 2
+    assert proc.stderr == f"verified conform: error: --machine {f}: {message}\n"
+
+
+def test_a_resolver_that_does_nothing_is_caught_with_a_check_command():
+    code, r, _ = conform_json("--cmd", py_cmd(REPLY % '{"sequence": []}'),
+                              "--machine", "x86-64", "--max-moves", "2")
+    assert code == 1
+    assert r["machine"] == "x86-64/small" and r["temps"] == ["r15", "xmm15"]
+    assert r["cases"] == ("exhaustive over x86-64/small (rax rcx rdx xmm0 xmm1 [rax, rcx] "
+                          "[rcx, rdx] m0 m1 mw0 mw1 #7), every parallel move of at most "
+                          "2 moves")
+    assert r["planned"] == r["run"] == 1395
+    s = r["smallest_failure"]
+    assert s["what"] == "(rcx <- rax)"
+    assert s["request"]["moves"] == [["rcx", "rax"]]
+    assert s["verdict"]["reason"] == ("destination rcx (unit rcx) must hold the original "
+                                      "value of rax but holds that of rcx")
+    # the printed command reproduces the verdict with `verified check`
+    cmd = s["check"]
+    assert cmd.startswith("echo ") and cmd.endswith(" | verified check")
+    request = json.loads(shlex.split(cmd)[1])
+    assert request["sequence"] == [] and request["machine"]["name"] == "x86-64/small"
+    proc = verified("check", input=(json.dumps(request) + "\n").encode())
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["reason"] == s["verdict"]["reason"]
+
+
+def test_random_over_a_preset_sends_the_preset_by_name():
+    code, r, _ = conform_json("--cmd", py_cmd(REPLY % '{"sequence": []}'),
+                              "--machine", "riscv64", "--random", "50", "--seed", "3",
+                              "--no-shrink")
+    assert code == 1 and r["run"] == 50
+    assert r["machine"] == "riscv64" and r["temps"] == ["t6", "ft11"]
+    assert r["first_failure"]["request"]["machine"] == "riscv64"
+    assert r["cases"] == "50 random cases over all of riscv64 (seed 3)"
+
+
+def test_every_request_of_each_suite_is_valid(tmp_path):
+    """What conform sends is a request `verified check` accepts (it answers
+    a verdict, not an error), with the machine it names."""
+    from verified.tools.conform.cli import build_suite, add_arguments
+    import argparse
+    for args in (["--machine", "armv7-vfp", "--max-moves", "1"],
+                 ["--machine", "x86-64", "--random", "40", "--order", "shuffled"],
+                 ["--machine", str(ROOT / "mutants" / "data" / "two-classes.json"),
+                  "--max-moves", "1", "--preserve", "loops"]):
+        p = argparse.ArgumentParser()
+        add_arguments(p)
+        ns = p.parse_args(["--cmd", "x", *args])
+        _, suite = build_suite(ns)
+        ct = suite.case_type
+        lines = []
+        for case in suite.cases():
+            line = ct.encode(case)
+            req = json.loads(line)
+            assert ct.decode(req) == case
+            req["sequence"] = []
+            lines.append(json.dumps(req))
+        assert len(lines) == suite.planned
+        proc = verified("check", input=("\n".join(lines) + "\n").encode())
+        answers = [json.loads(x) for x in proc.stdout.splitlines()]
+        assert len(answers) == len(lines)
+        assert all("error" not in a for a in answers), answers[:3]
+
+
+def test_declining_is_right_only_where_no_legal_sequence_exists():
+    code, r, _ = conform_json("--cmd", py_cmd(REPLY % '{"unsupported": "no"}'),
+                              "--machine", "x86-64", "--max-moves", "1")
+    assert code == 1 and r["failures"] == 0
+    # xmm0, xmm1, mw0, mw1 <- #7: no XMM register and no wide slot takes an
+    # immediate, and no register of width 2 does either
+    assert r["refused_unsolvable"] == 4
+    assert r["refusals"] == r["run"] - 4 == 53
+    s = r["refusal_report"]["smallest"]
+    assert s["ours_from"] == "verified solve --algorithm resolve"
+    req = dict(s["request"], sequence=s["ours"])
+    assert json.loads(verified("check", input=(json.dumps(req) + "\n").encode()).stdout)["ok"]
+    code, r, _ = conform_json("--cmd", py_cmd(REPLY % '{"unsupported": "no"}'),
+                              "--machine", "x86-64", "--max-moves", "1", "--allow-refusals")
+    assert code == 0
+
+
+def solve_cmd(*args: str) -> str:
+    return shlex.join([sys.executable, "-m", "verified.cli", "solve", *args])
+
+
+@pytest.mark.parametrize("machine, run", [("x86-64", 1395), ("aarch64", 1395),
+                                          ("riscv64", 1647), ("armv7-vfp", 3484),
+                                          (str(ROOT / "mutants" / "data" / "two-classes.json"),
+                                           1647)])
+def test_our_resolver_passes_every_small_case(machine, run):
+    code, r, _ = conform_json("--cmd", solve_cmd("--algorithm", "resolve"),
+                              "--machine", machine, "--max-moves", "2")
+    assert code == 0, r.get("smallest_failure") or r.get("refusal_report")
+    assert r["run"] == r["planned"] == run and r["failures"] == r["refusals"] == 0
+
+
+# ---------------------------------------------------------------------------
+# The mutant clients: each bug class of docs/machines.md caught and shrunk
+# ---------------------------------------------------------------------------
+
+import mutants.machine_clients as catalogue  # noqa: E402
+
+#: mutant -> (the smallest case over the small machine, every move of at
+#: most 2 moves; the mutant's answer to it)
+CAUGHT = {
+    "scratch_reused_while_parked": (
+        "(m0 <- m1, m1 <- m0)",
+        [["mov", "x30", "m0"], ["mov", "x30", "m1"], ["mov", "m0", "x30"],
+         ["mov", "m1", "x30"]]),
+    "swap_two_slots": ("(m0 <- m1, m1 <- m0)", [["swap", "m0", "m1"]]),
+    "pair_copied_low_half_first": ("([t0, t1] <- [ra, t0])",
+                                   [["mov", ["t0", "t1"], ["ra", "t0"]]]),
+    "immediate_before_read": ("(rax <- rcx, rcx <- #7)",
+                              [["mov", "rcx", {"imm": 7}], ["mov", "rax", "rcx"]]),
+    "cross_class_scratch": ("(f0 <- s0, s0 <- f0)",
+                            [["mov", "t", "f0"], ["mov", "f0", "s0"], ["mov", "s0", "t"]]),
+    "alias_written_while_half_is_read": ("(s0 <- r0, d16 <- d0)",
+                                         [["mov", "s0", "r0"], ["mov", "d16", "d0"]]),
+}
+
+
+#: the mutants whose smallest case has no legal sequence at all (aarch64 has
+#: no swap: with one scratch register of width 1, two live registers and
+#: both slots in the cycle there is nowhere to park a second value)
+SOLVABLE_NOWHERE = {"scratch_reused_while_parked"}
+
+
+def mutant_cmd(name: str) -> str:
+    return shlex.join([sys.executable, "-m", "mutants.serve", name])
+
+
+def test_one_mutant_per_bug_class():
+    assert sorted(m.name for m in catalogue.MUTANTS) == sorted(CAUGHT)
+
+
+@pytest.mark.parametrize("mutant", catalogue.MUTANTS, ids=lambda m: m.name)
+def test_every_mutant_client_is_caught_with_its_smallest_case(mutant):
+    code, r, _ = conform_json("--cmd", mutant_cmd(mutant.name), "--machine", mutant.model,
+                              "--max-moves", "2")
+    assert code == 1 and r["failures"] > 0 and "broken" not in r, mutant.name
+    s = r["smallest_failure"]
+    what, answer = CAUGHT[mutant.name]
+    assert s["what"] == what and s["fails_alone"]
+    assert json.loads(s["answer"]) == {"sequence": answer}
+    assert s["verdict"]["ok"] is False
+    # the printed command gives the same verdict, and our resolver's answer passes
+    request = json.loads(shlex.split(s["check"])[1])
+    proc = verified("check", input=(json.dumps(request) + "\n").encode())
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["reason"] == s["verdict"]["reason"]
+    ours = subprocess.run(shlex.split(solve_cmd("--algorithm", "resolve")),
+                          input=json.dumps({k: v for k, v in request.items()
+                                            if k != "sequence"}) + "\n",
+                          capture_output=True, text=True)
+    answer = json.loads(ours.stdout)
+    if "sequence" in answer:
+        request["sequence"] = answer["sequence"]
+        assert verified("check", input=(json.dumps(request) + "\n").encode()).returncode == 0
+    else:  # no legal sequence exists: any sequence is wrong, declining is right
+        assert answer["error"].startswith("line 1: no sequence exists"), answer
+        assert mutant.name in SOLVABLE_NOWHERE
+
+
+def test_the_alias_mutant_writes_d0_while_its_half_is_read():
+    """The bug as docs/machines.md words it: d0 written while its half s1 is
+    still a source (conform's smallest case is the mirror: s0 written while
+    d0 is a source)."""
+    req = {"machine": "armv7-vfp", "moves": [["d0", "d16"], ["m0", "s1"]], "temps": []}
+    out = subprocess.run(shlex.split(mutant_cmd("alias_written_while_half_is_read")),
+                         input=json.dumps(req) + "\n", capture_output=True, text=True,
+                         cwd=ROOT)
+    seq = json.loads(out.stdout)["sequence"]
+    assert seq == [["mov", "d0", "d16"], ["mov", "m0", "s1"]]
+    proc = verified("check", input=(json.dumps(dict(req, sequence=seq)) + "\n").encode())
+    assert proc.returncode == 1
+
+
+def test_a_random_failure_is_shrunk_keeping_kinds_and_classes():
+    machine = str(ROOT / "mutants" / "data" / "two-classes.json")
+    code, r, _ = conform_json("--cmd", mutant_cmd("cross_class_scratch"),
+                              "--machine", machine, "--random", "200", "--seed", "1")
+    assert code == 1
+    s = r["smallest_failure"]
+    assert s["fails_alone"] and s["shrink_steps"] >= 1
+    assert len(s["request"]["moves"]) < len(s["found_request"]["moves"])
+    m, _ = __import__("verified.tools.conform.machines", fromlist=["x"]).load_machine(machine)
+    found = {json.dumps(x) for mv in s["found_request"]["moves"] for x in mv}
+    kinds = {(M.kind(m, M.parse_loc(m, json.loads(x))),
+              M.class_of(m, M.parse_loc(m, json.loads(x)))) for x in found}
+    for mv in s["request"]["moves"]:
+        for x in mv:
+            loc = M.parse_loc(m, x)
+            assert (M.kind(m, loc), M.class_of(m, loc)) in kinds
