@@ -36,6 +36,7 @@ import json
 import os
 import re
 import sys
+from typing import Callable
 
 from ..algorithms import solve
 from ..algorithms.optimum import optimum
@@ -291,6 +292,27 @@ def _check_options(args: argparse.Namespace) -> None:
     whole(args.random, 0, MAX_RANDOM, "--random")
 
 
+def _write_or_explain(out: str, write: Callable[[], dict]) -> "dict | int":
+    """``write()`` (check the options, write the files, return the manifest),
+    or the exit status after the one-line message of what went wrong: bad
+    options or an unwritable folder are bad input, a reference the oracle
+    did not vouch for is our bug (nothing of that file is written)."""
+    try:
+        return write()
+    except PreconditionError as e:
+        print(f"verified vectors: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except UnvouchedVector as e:
+        print(f"verified vectors: internal error: {e}; this file was not written "
+              f"(please report this)", file=sys.stderr)
+        return EXIT_WRONG
+    except OSError as e:
+        where = e.filename or out
+        print(f"verified vectors: error: cannot write {where}: {e.strerror or e}",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "machine", None) is not None:
         return run_machine(args)
@@ -300,7 +322,8 @@ def run(args: argparse.Namespace) -> int:
         print("verified vectors: error: --model and --registers are required (or "
               "--machine PRESET)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    try:
+
+    def write() -> dict:
         _check_options(args)
         temps = _temps(args.temps, args.model)
         command = (f"verified vectors --model {args.model} --registers {args.registers} "
@@ -308,21 +331,12 @@ def run(args: argparse.Namespace) -> int:
                    f"--seed {args.seed} --preserve {args.preserve}"
                    + (f" --temps {' '.join(json.dumps(t) for t in temps)}"
                       if args.temps is not None else ""))
-        manifest = write_vectors(args.model, args.registers, args.out, temps,
-                                 args.preserve, args.exhaustive_max, args.random,
-                                 args.seed, command)
-    except PreconditionError as e:
-        print(f"verified vectors: error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except UnvouchedVector as e:
-        print(f"verified vectors: internal error: {e}; this file was not written "
-              f"(please report this)", file=sys.stderr)
-        return EXIT_WRONG
-    except OSError as e:
-        where = e.filename or args.out
-        print(f"verified vectors: error: cannot write {where}: {e.strerror or e}",
-              file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return write_vectors(args.model, args.registers, args.out, temps, args.preserve,
+                             args.exhaustive_max, args.random, args.seed, command)
+
+    manifest = _write_or_explain(args.out, write)
+    if isinstance(manifest, int):
+        return manifest
     total = sum(f["vectors"] for f in manifest["files"])
     removed = manifest["removed"]
     print(f"wrote {total:,} vectors in {len(manifest['files'])} files to {args.out} "
@@ -517,7 +531,8 @@ def run_machine(args: argparse.Namespace) -> int:
     from ..core.machine import PRESETS
     if args.random is None:
         args.random = 100
-    try:
+
+    def write() -> dict:
         for given, option in ((args.model, "--model"), (args.registers, "--registers"),
                               (args.temps, "--temps")):
             if given is not None:
@@ -534,20 +549,12 @@ def run_machine(args: argparse.Namespace) -> int:
                                     f"not {args.random}")
         command = (f"verified vectors --machine {args.machine} --max-moves {args.max_moves} "
                    f"--random {args.random} --seed {args.seed}")
-        manifest = write_machine_vectors(args.machine, args.out, args.max_moves, args.random,
-                                         args.seed, command)
-    except PreconditionError as e:
-        print(f"verified vectors: error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except UnvouchedVector as e:
-        print(f"verified vectors: internal error: {e}; this file was not written "
-              f"(please report this)", file=sys.stderr)
-        return EXIT_WRONG
-    except OSError as e:
-        where = e.filename or args.out
-        print(f"verified vectors: error: cannot write {where}: {e.strerror or e}",
-              file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return write_machine_vectors(args.machine, args.out, args.max_moves, args.random,
+                                     args.seed, command)
+
+    manifest = _write_or_explain(args.out, write)
+    if isinstance(manifest, int):
+        return manifest
     total = sum(f["vectors"] for f in manifest["files"])
     print(f"wrote {total:,} vectors in {len(manifest['files'])} files to {args.out} "
           f"(format {MACHINE_FORMAT}; see {os.path.join(args.out, 'README.md')})")
