@@ -93,6 +93,8 @@ NOT_IN_THE_REPOSITORY = {
     "report.md": "written by `make mutation` into .mutation/seed-SEED/",
     "results.json": "written by `make mutation` into .mutation/seed-SEED/",
     "good.jsonl": "an example file name in an example command",
+    "PRESET-small.jsonl": "written by `verified vectors --machine PRESET` into --out",
+    "PRESET-random.jsonl": "written by `verified vectors --machine PRESET` into --out",
 }
 
 #: files another branch adds, cited ahead of it; each entry must go once the
