@@ -28,7 +28,11 @@
    * ``borrow``: saving a finished register r into such a p and then
      writing r keeps INV: r's goal value is held by p, so r's restore job
      can always run.
-   Mutants of the lemmas (must give counterexamples): ``move`` without the
+   Each lemma goes through ``proofs.common.prove`` with witnesses: its
+   guard's interesting case is satisfiable with the hypotheses (e.g. the
+   move's "d's old value is needed but held elsewhere"), so a lemma cannot
+   be proved of states where the step never matters.
+   Mutants of the lemmas (must be refuted): ``move`` without the
    ready guard (the JIT bug: a scratch holding a parked value is reused),
    ``swap`` with a finished holder.
    NOT covered here: that the loop always finds a step while jobs are open
@@ -179,14 +183,18 @@ def lemma_borrow(timer: Ledger, timeout_ms: int = 60_000) -> str:
 
 LEMMAS = [
     ("resolve move: a ready write of a pending unit keeps INV, unfinishes nothing, "
-     "finishes it (unfinished units drop by one) [unbounded, single-unit op]",
+     "finishes it (unfinished units drop by one) [unbounded, single-unit op; witnesses: the "
+     "guard's needed-but-held-elsewhere branch, another unit left unfinished]",
      lambda t: lemma_move(t)),
     ("resolve swap: swapping a pending unit with an unfinished holder of its goal keeps "
-     "INV and finishes it [unbounded, single-unit op]", lambda t: lemma_swap(t)),
+     "INV and finishes it [unbounded, single-unit op; witnesses: the holder pending itself, "
+     "a 2-cycle]", lambda t: lemma_swap(t)),
     ("resolve park: copying a blocked value into a free unit keeps INV and makes the "
-     "blocked unit ready [unbounded, single-unit op]", lambda t: lemma_park(t)),
+     "blocked unit ready [unbounded, single-unit op; witnesses: d blocked (the only holder of "
+     "a needed value), d pending]", lambda t: lemma_park(t)),
     ("resolve borrow: save a finished register in a free unit, then use it: INV holds, "
-     "the save holds its goal [unbounded, single-unit op]", lambda t: lemma_borrow(t)),
+     "the save holds its goal [unbounded, single-unit op; witnesses: the use unfinishes r, "
+     "another unit unfinished]", lambda t: lemma_borrow(t)),
 ]
 MUTANT_LEMMAS = [
     ("MUTANT move_without_guard: write a pending unit whose value is the only copy of "
