@@ -66,6 +66,14 @@ MUTANTS: list[Mutant] = [
        "kind=ENUMERATED, detail=detail) | {\"result\": PROVED, \"expect\": PROVED}",
        "'DP == search' (an exhaustive test) labelled proved: the runner rejects a "
        "'proved' row whose ledger holds no symbolic Z3 proof"),
+    _m("proofs_machine_alias_own_units", "proofs.machine", "layout", "machine",
+       "return [u for part in aliases[name] for u in units_of(part)]",
+       "return [f\"{name}.{i}\" for i, _ in enumerate(\n"
+       "                u for part in aliases[name] for u in units_of(part))]",
+       "the machine encoding forgets alias overlap: an alias (armv7-vfp's d0 over "
+       "s0, s1) gets fresh units of its own width, so writing d0 leaves s0, s1 "
+       "alone and swap d0, s0 looks legal: the enumerated preset agreement "
+       "(per-unit effect and legality vs the Python oracle) refutes it"),
 ]
 
 # Leroy's planted bugs live with Leroy's model (mutants/leroy.py)

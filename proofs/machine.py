@@ -10,20 +10,26 @@ rules of ``docs/machines.md`` as a Z3 formula over an operation's (possibly
 symbolic) operands.  Where the two could differ, the Python oracle is the
 reference and the cross-checks below are how we know they agree:
 
-* ``presets_agree``: every single-location ``mov`` and ``swap`` of every
-  preset (immediates included), legality and per-unit effect (exhaustive:
-  this is every such operation, a finite check, reported as "checked");
+* ``presets_agree``: every single-location ``mov`` and ``swap`` between
+  representative places of every preset (immediates included), legality
+  and per-unit effect (inputs enumerated, not a proof: "enumerated");
 * ``cross_check``: random machines (classes of widths 1..2, aliases, stack
   groups, every flag) and random sequences with register pairs and
   immediates: per operation legality, the final state of every unit, and
-  the verdict of ``implements`` against the Z3 contract (a test, not a
-  proof);
-* ``claims``: bounded facts proved over **symbolic** sequences (every
-  operation's kind and operands unknown) on small machine fragments, e.g.
-  that x86's reg-mem ``xchg`` exchanges two slots in 3 operations with no
-  free register and no shorter sequence exists, that on aarch64 no
-  sequence of up to 12 operations can without a free register, and that
-  with two scratch registers it takes 4 (load, load, store, store).
+  the verdict of ``implements`` against the Z3 contract (each Z3 verdict by
+  ``proofs.common.decide_each``; a test, not a proof: "tested");
+* ``claims``: bounded facts over **symbolic** sequences (every operation's
+  kind and operands unknown, each operation legal by the Z3 legality) on
+  small machine fragments, through ``proofs.common.prove`` / ``exists``:
+  e.g. that x86's reg-mem ``xchg`` exchanges two slots in 3 operations
+  with no free register and no sequence of 2 does, that on aarch64 no
+  sequence of 12 operations can without a free register, and that with two
+  scratch registers it takes 4 (load, load, store, store).  A "none
+  exists" fact carries witnesses (``shape_witnesses``): every operation
+  can be each shape of operation the Python oracle calls legal on the
+  fragment, and a no-op ``mov x, x`` (so "none of exactly k" covers every
+  shorter sequence); an encoding that forbade a legal shape would make the
+  fact vacuous instead of proved.
 
 Values: a unit's initial value is a distinct constant of the uninterpreted
 sort ``MVal``; piece i of an immediate k is another distinct constant.  As
@@ -45,7 +51,8 @@ import z3
 from verified.core import machine as PY
 from verified.core.semantics import PreconditionError
 
-from . import COUNTEREXAMPLE, PROVED, Timer, claim, prove
+from .common import (ENUMERATED, PROVED, REFUTED, TESTED, Ledger, decide_each, exists,
+                     prove, row)
 
 MVal = z3.DeclareSort("MVal")
 MOV, SWAP = 0, 1
@@ -496,16 +503,18 @@ def random_case(rng: random.Random, py=PY):
 
 def cross_check(cases: int, seed: int = 0, py=PY) -> tuple[int, int, list[str], float]:
     """``cases`` random cases through both: per operation legality, the final
-    value of every unit (legal sequences), and the verdict.  ``py`` is the
-    oracle module under test (the real one, or a mutant's namespace).
-    Returns (cases, correct sequences, disagreements, solver seconds)."""
+    value of every unit (legal sequences), and the verdict (Z3's through
+    ``proofs.common.decide_each``).  ``py`` is the oracle module under test
+    (the real one, or a mutant's namespace).  Returns (cases, correct
+    sequences, disagreements, solver seconds)."""
     rng = random.Random(seed)
-    solver = z3.Solver()
-    seconds, oks, bad = 0.0, 0, []
+    oks, bad = 0, []
+    checked, values = [], {}
     for _ in range(cases):
         desc, m, mm, preserve, ops = random_case(rng, py)
         lay = layout(desc, immediates=[1, 2])
         init, imm = initial(lay), pieces(lay)
+        values.update({str(v): v for v in list(init) + list(imm.values())})
         state, legal_all = list(init), []
         for op in ops:
             state, ok = run_op(lay, state, imm, op)
@@ -524,18 +533,20 @@ def cross_check(cases: int, seed: int = 0, py=PY) -> tuple[int, int, list[str], 
                                f"{lay.units[u]}: z3 {got}, python {want}")
                     break
         formula = z3.And(*legal_all, contract(lay, mm, state, init, imm, preserve))
-        solver.push()
-        solver.add(all_distinct(init, imm), z3.Not(formula))
-        t = time.perf_counter()
-        r = solver.check()
-        seconds += time.perf_counter() - t
-        solver.pop()
-        p_ok = py.implements(mm, ops, preserve).ok
+        checked.append((desc, mm, preserve, ops, formula, py.implements(mm, ops, preserve).ok))
+    # every case's values are constants named by unit (or immediate piece):
+    # one distinctness hypothesis over all of them serves every case (an
+    # uninterpreted sort: distinct extra constants change no validity)
+    vals = list(values.values())
+    led = Ledger()
+    hyps = [z3.Distinct(*vals)] if len(vals) > 1 else []
+    verdicts = decide_each((c[4] for c in checked), hyps, 60_000, led)
+    for (desc, mm, preserve, ops, _, p_ok), r in zip(checked, verdicts):
         oks += p_ok
-        if r == z3.unknown or (r == z3.unsat) != p_ok:
+        if r not in (PROVED, REFUTED) or (r == PROVED) != p_ok:
             bad.append(f"verdict on {json.dumps(desc)} {mm} {preserve} "
                        f"{[py.format_mop(o) for o in ops]}: python {p_ok}, z3 {r}")
-    return cases, oks, bad, seconds
+    return cases, oks, bad, led.seconds
 
 
 # ---------------------------------------------------------------------------
@@ -543,13 +554,54 @@ def cross_check(cases: int, seed: int = 0, py=PY) -> tuple[int, int, list[str], 
 # ---------------------------------------------------------------------------
 
 
-def sequence_exists(desc: dict, moves, temps, length: int, timer: Timer,
-                    preserve: str = "all") -> tuple[str, list | None]:
-    """Is there a legal sequence of exactly ``length`` symbolic single-location
-    operations that implements the move?  (``mov x, x`` is a legal no-op on
-    every machine, so "none of exactly k" covers every shorter one.)
-    Returns (PROVED "none exists" | COUNTEREXAMPLE with the sequence found |
-    UNKNOWN, sequence)."""
+@dataclass
+class SymbolicSequence:
+    """``length`` symbolic single-location operations on a fragment: the
+    hypotheses (each operation legal by the Z3 legality, distinct initial
+    values), "the sequence implements the move", and the witnesses."""
+
+    lay: Layout
+    ops: list
+    hyps: list
+    implements: z3.BoolRef
+    witnesses: dict
+
+
+def shape_witnesses(desc: dict, lay: Layout, ops) -> dict[str, z3.BoolRef]:
+    """One witness per shape of operation (kind, and kind/class of both
+    places) the PYTHON oracle calls legal between some two places of the
+    fragment: "every operation can be of this shape".  Plus "every
+    operation a no-op ``mov x, x``".  Legality is the hypothesis, so a Z3
+    legality that forbade a shape the oracle allows makes the claim vacuous."""
+    m = PY.machine(desc)
+    shapes: dict[tuple, list[tuple[int, int]]] = {}
+    for i, pa in enumerate(lay.places):
+        for j, pb in enumerate(lay.places):
+            for kind, word in ((MOV, "mov"), (SWAP, "swap")):
+                if pa.kind == "imm" or (pb.kind == "imm" and kind == SWAP):
+                    continue
+                src = {"imm": pb.imm} if pb.kind == "imm" else pb.name
+                try:
+                    pop = PY.parse_op(m, [word, pa.name, src])
+                except PreconditionError:
+                    continue
+                if PY.illegal(m, pop) is None:
+                    key = (word, pa.kind, pa.cls, pb.kind, pb.cls)
+                    shapes.setdefault(key, []).append((i, j))
+    out = {}
+    for (word, ka, ca, kb, cb), pairs in shapes.items():
+        kind = MOV if word == "mov" else SWAP
+        name = (f"every operation can be a legal {word} {ka}{'/' + ca if ca else ''}, "
+                f"{kb}{'/' + cb if cb else ''}")
+        out[name] = z3.And(*[z3.And(k == kind, z3.Or(*[z3.And(a == i, b == j) for i, j in pairs]))
+                             for k, a, b in ops])
+    out["every operation can be the no-op mov x, x"] = z3.And(
+        *[z3.And(k == MOV, a == b) for k, a, b in ops])
+    return out
+
+
+def symbolic_sequence(desc: dict, moves, temps, length: int,
+                      preserve: str = "all") -> SymbolicSequence:
     m = PY.machine(desc)
     mm = PY.MachineMove.make(m, moves, temps)
     imms = sorted({s.value for _, s in mm.moves if isinstance(s, PY.Imm)})
@@ -559,18 +611,21 @@ def sequence_exists(desc: dict, moves, temps, length: int, timer: Timer,
     state = list(init)
     for op in ops:
         state = step(lay, state, imm, op)
-    ok = z3.And(*[legal(lay, op) for op in ops], contract(lay, mm, state, init, imm, preserve))
-    result, model = prove(z3.Not(ok), [all_distinct(init, imm)], timer=timer)
-    if result != COUNTEREXAMPLE:
-        return result, None
+    hyps = [*[legal(lay, op) for op in ops], all_distinct(init, imm)]
+    return SymbolicSequence(lay, ops, hyps, contract(lay, mm, state, init, imm, preserve),
+                     shape_witnesses(desc, lay, ops))
+
+
+def decode(seq: SymbolicSequence, model) -> list:
+    """The sequence a model of ``exists`` names, as request operations."""
     found = []
-    for k, a, b in ops:
+    for k, a, b in seq.ops:
         kind = model.eval(k, model_completion=True).as_long()
-        pa = lay.places[model.eval(a, model_completion=True).as_long()]
-        pb = lay.places[model.eval(b, model_completion=True).as_long()]
+        pa = seq.lay.places[model.eval(a, model_completion=True).as_long()]
+        pb = seq.lay.places[model.eval(b, model_completion=True).as_long()]
         src = {"imm": pb.imm} if pb.kind == "imm" else pb.name
         found.append(["mov" if kind == MOV else "swap", pa.name, src])
-    return result, found
+    return found
 
 
 #: machine fragments for the bounded facts: one register and two slots
@@ -585,62 +640,78 @@ VFP_FRAGMENT = {"name": "armv7-vfp fragment",
                 "aliases": {"d0": ["s0", "s1"], "d1": ["s2", "s3"]}}
 SLOT_SWAP = [["m0", "m1"], ["m1", "m0"]]
 
+NONE_EXISTS = ("(Z3: for all {k} symbolic operations, each legal by the Z3 legality, and "
+               "distinct initial values, the contract fails; witnesses: every operation can "
+               "be each shape the Python oracle calls legal here, and the no-op mov x, x, so "
+               "no shorter sequence either)")
+ONE_EXISTS = ("(Z3 exists: {k} symbolic operations, each legal by the Z3 legality, meeting "
+              "the contract on distinct initial values; the sequence found is then passed "
+              "by the Python oracle)")
+
 
 def _fact(text: str, desc, moves, temps, length: int, expect_exists: bool,
           preserve: str = "all") -> dict:
-    timer = Timer()
-    result, found = sequence_exists(desc, moves, temps, length, timer, preserve)
+    led = Ledger()
+    seq = symbolic_sequence(desc, moves, temps, length, preserve)
     detail = ""
-    if expect_exists:
-        # the witness Z3 found must pass the Python oracle too
-        if result == COUNTEREXAMPLE:
+    if not expect_exists:
+        prove(z3.Not(seq.implements), seq.hyps, timer=led, witnesses=seq.witnesses)
+        text += " " + NONE_EXISTS.format(k=length)
+    else:
+        r, model = exists(seq.implements, seq.hyps, timer=led)
+        if r == PROVED:
+            found = decode(seq, model)
             req = {"machine": desc, "moves": moves, "temps": temps, "preserve": preserve,
                    "sequence": found}
             ok = PY.check_machine_request(PY.parse_machine_request(req, True)).ok
-            result = PROVED if ok else COUNTEREXAMPLE
             detail = f"witness {json.dumps(found)}, python oracle ok={ok}"
-        elif result == PROVED:
-            result = COUNTEREXAMPLE
+            if not ok:  # Z3 and the oracle disagree: the fact is not established
+                led.record(REFUTED)
+        else:
             detail = "no sequence found"
-    return claim(text, len(PY.machine(desc).units()), result, timer.seconds, detail=detail)
+        text += " " + ONE_EXISTS.format(k=length)
+    return row(text, len(PY.machine(desc).units()), led, detail=detail)
 
 
 def claims(quick: bool = False) -> list[dict]:
     t = time.perf_counter()
     count, bad = presets_agree()
-    rows = [claim(f"checked (every attribute combination, not a proof): Z3 legality and "
-                  f"per-unit effect == Python illegal/execute on {count} single-location "
-                  f"mov/swap operations between 3 places of each kind/class/width/alias "
-                  f"group of the 4 presets", None,
-                  "checked" if not bad else "counterexample", time.perf_counter() - t,
-                  expect="checked", detail="; ".join(bad[:3]))]
+    # no solver query: each legality formula is concrete and Z3 simplifies it
+    led = Ledger(enumerated=count)
+    if bad:
+        led.record(REFUTED)
+    rows = [row(f"enumerated (every attribute combination, not a proof): Z3 legality and "
+                f"per-unit effect == Python illegal/execute on {count} single-location "
+                f"mov/swap operations between 3 places of each kind/class/width/alias "
+                f"group of the 4 presets (no solver query: concrete formulas simplified; "
+                f"{time.perf_counter() - t:.1f} s wall)", None, led, kind=ENUMERATED,
+                detail="; ".join(bad[:3]))]
     cases = 300 if quick else 2000
     t = time.perf_counter()
-    n, oks, bad, _ = cross_check(cases, seed=11)
-    rows.append(claim(f"cross-check (a test, not a proof): Z3 units/legality/contract == "
-                      f"Python on {n} random machines and sequences ({oks} correct), pairs, "
-                      f"aliases, immediates", None, "checked" if not bad else "counterexample",
-                      time.perf_counter() - t, expect="checked", detail="; ".join(bad[:3])))
-    rows.append(_fact("x86-64 {rax, m0, m1}: exchanging m0, m1 with rax preserved takes no "
-                      "sequence of 2 operations (symbolic)", X86_FRAGMENT, SLOT_SWAP, [], 2,
-                      False))
+    n, oks, bad, secs = cross_check(cases, seed=11)
+    led = Ledger(seconds=secs, tested=n)
+    if bad:
+        led.record(REFUTED)
+    rows.append(row(f"cross-check (a test, not a proof): Z3 units/legality/contract == "
+                    f"Python on {n} random machines and sequences ({oks} correct), pairs, "
+                    f"aliases, immediates; each Z3 verdict by proofs.common.decide_each "
+                    f"({time.perf_counter() - t:.1f} s wall)", None, led, kind=TESTED,
+                    detail="; ".join(bad[:3])))
+    rows.append(_fact("x86-64 {rax, m0, m1}: no sequence of 2 operations exchanges m0, m1 "
+                      "with rax preserved", X86_FRAGMENT, SLOT_SWAP, [], 2, False))
     rows.append(_fact("x86-64 {rax, m0, m1}: a 3-operation sequence exchanges m0, m1 with rax "
-                      "preserved (found by Z3, passed by the oracle)", X86_FRAGMENT, SLOT_SWAP,
-                      [], 3, True))
+                      "preserved", X86_FRAGMENT, SLOT_SWAP, [], 3, True))
     a64 = 4 if quick else 12
     rows.append(_fact(f"aarch64 {{x0, x1, m0, m1}}: no sequence of {a64} operations exchanges "
-                      f"m0, m1 with x0, x1 preserved (symbolic)", A64_FRAGMENT, SLOT_SWAP, [],
-                      a64, False))
+                      f"m0, m1 with x0, x1 preserved", A64_FRAGMENT, SLOT_SWAP, [], a64, False))
     rows.append(_fact("aarch64 {x0, x1, m0, m1}: with x0, x1 temporaries, no sequence of 3 "
-                      "operations exchanges m0, m1 (symbolic)", A64_FRAGMENT, SLOT_SWAP,
-                      ["x0", "x1"], 3, False))
+                      "operations exchanges m0, m1", A64_FRAGMENT, SLOT_SWAP, ["x0", "x1"], 3,
+                      False))
     rows.append(_fact("aarch64 {x0, x1, m0, m1}: with x0, x1 temporaries, 4 operations "
-                      "exchange m0, m1 (found by Z3, passed by the oracle)", A64_FRAGMENT,
-                      SLOT_SWAP, ["x0", "x1"], 4, True))
-    rows.append(_fact("armv7-vfp {s0..s4, d0, d1}: d0 <- d1 with s4 <- s1 takes no sequence "
-                      "of 1 operation (symbolic)", VFP_FRAGMENT, [["d0", "d1"], ["s4", "s1"]],
-                      [], 1, False))
-    rows.append(_fact("armv7-vfp {s0..s4, d0, d1}: d0 <- d1 with s4 <- s1 in 2 operations "
-                      "(found by Z3, passed by the oracle)", VFP_FRAGMENT,
-                      [["d0", "d1"], ["s4", "s1"]], [], 2, True))
+                      "exchange m0, m1", A64_FRAGMENT, SLOT_SWAP, ["x0", "x1"], 4, True))
+    rows.append(_fact("armv7-vfp {s0..s4, d0, d1}: no sequence of 1 operation does d0 <- d1 "
+                      "with s4 <- s1", VFP_FRAGMENT, [["d0", "d1"], ["s4", "s1"]], [], 1,
+                      False))
+    rows.append(_fact("armv7-vfp {s0..s4, d0, d1}: 2 operations do d0 <- d1 with s4 <- s1",
+                      VFP_FRAGMENT, [["d0", "d1"], ["s4", "s1"]], [], 2, True))
     return rows

@@ -28,7 +28,11 @@
    * ``borrow``: saving a finished register r into such a p and then
      writing r keeps INV: r's goal value is held by p, so r's restore job
      can always run.
-   Mutants of the lemmas (must give counterexamples): ``move`` without the
+   Each lemma goes through ``proofs.common.prove`` with witnesses: its
+   guard's interesting case is satisfiable with the hypotheses (e.g. the
+   move's "d's old value is needed but held elsewhere"), so a lemma cannot
+   be proved of states where the step never matters.
+   Mutants of the lemmas (must be refuted): ``move`` without the
    ready guard (the JIT bug: a scratch holding a parked value is reused),
    ``swap`` with a finished holder.
    NOT covered here: that the loop always finds a step while jobs are open
@@ -54,7 +58,7 @@ import time
 
 import z3
 
-from . import COUNTEREXAMPLE, PROVED, Timer, claim, combine, prove
+from .common import ENUMERATED, PROVED, REFUTED, Ledger, prove, prove_all, row
 
 U = z3.DeclareSort("RUnit")
 V = z3.DeclareSort("RVal")
@@ -102,7 +106,7 @@ def free_to_overwrite(st: S, c, p):
         z3.Exists([w], z3.And(w != p, c[w] == c[p]))))
 
 
-def lemma_move(timer: Timer, mutant: str | None = None, timeout_ms: int = 60_000) -> str:
+def lemma_move(timer: Ledger, mutant: str | None = None, timeout_ms: int = 60_000) -> str:
     st = S()
     c = st.cur
     d, s = z3.Consts("d s", U)
@@ -112,10 +116,19 @@ def lemma_move(timer: Timer, mutant: str | None = None, timeout_ms: int = 60_000
     c2 = z3.Store(c, d, c[s])
     goal = z3.And(keeps(st, c, c2), fin(st, c2, d), z3.Not(fin(st, c, d)),
                   no_new_unfinished(st, c, c2))
-    return prove(goal, hyp, timeout_ms, timer)[0]
+    e, w = z3.Consts("we ww", U)
+    witnesses = {
+        # the guard's second branch: d's old value is needed, and held elsewhere
+        "guard: d's old value is another unfinished unit's goal, also held by w != d":
+            z3.And(e != d, st.hg[e], c[e] != st.goal[e], st.goal[e] == c[d], w != d,
+                   c[w] == c[d]),
+        "another unit is still unfinished after the step":
+            z3.And(e != d, st.hg[e], c2[e] != st.goal[e]),
+    }
+    return prove(goal, hyp, timeout_ms, timer, witnesses=witnesses)[0]
 
 
-def lemma_swap(timer: Timer, mutant: str | None = None, timeout_ms: int = 60_000) -> str:
+def lemma_swap(timer: Ledger, mutant: str | None = None, timeout_ms: int = 60_000) -> str:
     st = S()
     c = st.cur
     d, h = z3.Consts("d h", U)
@@ -124,20 +137,33 @@ def lemma_swap(timer: Timer, mutant: str | None = None, timeout_ms: int = 60_000
         hyp.append(z3.Not(fin(st, c, h)))
     c2 = z3.Store(z3.Store(c, d, c[h]), h, c[d])
     goal = z3.And(keeps(st, c, c2), fin(st, c2, d), no_new_unfinished(st, c, c2))
-    return prove(goal, hyp, timeout_ms, timer)[0]
+    witnesses = {
+        "the holder h has a goal of its own and is unfinished": z3.And(
+            st.hg[h], c[h] != st.goal[h]),
+        "the swap finishes h too (a 2-cycle)": z3.And(st.hg[h], c[d] == st.goal[h]),
+    }
+    return prove(goal, hyp, timeout_ms, timer, witnesses=witnesses)[0]
 
 
-def lemma_park(timer: Timer, timeout_ms: int = 60_000) -> str:
+def lemma_park(timer: Ledger, timeout_ms: int = 60_000) -> str:
     st = S()
     c = st.cur
     d, p = z3.Consts("d p", U)
     hyp = [inv(st, c), d != p, z3.Not(fin(st, c, p)), free_to_overwrite(st, c, p)]
     c2 = z3.Store(c, p, c[d])
     goal = z3.And(keeps(st, c, c2), no_new_unfinished(st, c, c2), free_to_overwrite(st, c2, d))
-    return prove(goal, hyp, timeout_ms, timer)[0]
+    e, w = z3.Consts("we ww", U)
+    witnesses = {
+        # the case the step is for: d's value is needed and d is its only holder
+        "d is blocked: its value is an unfinished unit's goal and no other unit holds it":
+            z3.And(st.hg[e], c[e] != st.goal[e], st.goal[e] == c[d],
+                   z3.ForAll([w], z3.Implies(w != d, c[w] != c[d]))),
+        "d itself is pending": z3.And(st.hg[d], c[d] != st.goal[d]),
+    }
+    return prove(goal, hyp, timeout_ms, timer, witnesses=witnesses)[0]
 
 
-def lemma_borrow(timer: Timer, timeout_ms: int = 60_000) -> str:
+def lemma_borrow(timer: Ledger, timeout_ms: int = 60_000) -> str:
     st = S()
     c = st.cur
     r, p = z3.Consts("r p", U)
@@ -146,19 +172,29 @@ def lemma_borrow(timer: Timer, timeout_ms: int = 60_000) -> str:
     c1 = z3.Store(c, p, c[r])            # save r in p
     c2 = z3.Store(c1, r, x)              # use r (any value)
     goal = z3.And(keeps(st, c, c2, allow=lambda u: u == r), c2[p] == st.goal[r])
-    return prove(goal, hyp, timeout_ms, timer)[0]
+    e = z3.Const("we", U)
+    witnesses = {
+        "the use of r unfinishes r": x != st.goal[r],
+        "another unit is unfinished while r is borrowed": z3.And(
+            e != r, e != p, st.hg[e], c[e] != st.goal[e]),
+    }
+    return prove(goal, hyp, timeout_ms, timer, witnesses=witnesses)[0]
 
 
 LEMMAS = [
     ("resolve move: a ready write of a pending unit keeps INV, unfinishes nothing, "
-     "finishes it (unfinished units drop by one) [unbounded, single-unit op]",
+     "finishes it (unfinished units drop by one) [unbounded, single-unit op; witnesses: the "
+     "guard's needed-but-held-elsewhere branch, another unit left unfinished]",
      lambda t: lemma_move(t)),
     ("resolve swap: swapping a pending unit with an unfinished holder of its goal keeps "
-     "INV and finishes it [unbounded, single-unit op]", lambda t: lemma_swap(t)),
+     "INV and finishes it [unbounded, single-unit op; witnesses: the holder pending itself, "
+     "a 2-cycle]", lambda t: lemma_swap(t)),
     ("resolve park: copying a blocked value into a free unit keeps INV and makes the "
-     "blocked unit ready [unbounded, single-unit op]", lambda t: lemma_park(t)),
+     "blocked unit ready [unbounded, single-unit op; witnesses: d blocked (the only holder of "
+     "a needed value), d pending]", lambda t: lemma_park(t)),
     ("resolve borrow: save a finished register in a free unit, then use it: INV holds, "
-     "the save holds its goal [unbounded, single-unit op]", lambda t: lemma_borrow(t)),
+     "the save holds its goal [unbounded, single-unit op; witnesses: the use unfinishes r, "
+     "another unit unfinished]", lambda t: lemma_borrow(t)),
 ]
 MUTANT_LEMMAS = [
     ("MUTANT move_without_guard: write a pending unit whose value is the only copy of "
@@ -174,9 +210,11 @@ MUTANT_LEMMAS = [
 # ---------------------------------------------------------------------------
 
 
-def enumerated(variant: dict, resolver, timer: Timer) -> tuple[str, int, str]:
-    """(result, requests proved, first counterexample) for every request of
-    one small-machine variant under both contracts."""
+def enumerated(variant: dict, resolver, ledger: Ledger) -> tuple[str, int, str]:
+    """(result, outputs proved, first counterexample) for every request of
+    one small-machine variant under both contracts: each output a goal of
+    ``proofs.common.prove_all`` (inputs enumerated, counted in the
+    ledger; ENUMERATED when every goal is proved)."""
     from tests.machines.resolve_cases import requests, small
     from verified.core import machine as PY
 
@@ -187,34 +225,38 @@ def enumerated(variant: dict, resolver, timer: Timer) -> tuple[str, int, str]:
     init = ZM.initial(lay)
     imm = ZM.pieces(lay)
     distinct = ZM.all_distinct(init, imm)
-    proved, results = 0, []
-    for mm in requests(m, variant["temp"]):
-        for preserve in ("all", "loops"):
-            try:
-                ops = resolver(mm, preserve)
-            except PY.PreconditionError:
-                continue    # refused: the tests check it is unsolvable (search)
-            state, legal = list(init), []
-            for op in ops:
-                state, ok = ZM.run_op(lay, state, imm, op)
-                legal.append(ok)
-            goal = z3.And(*legal, ZM.contract(lay, mm, state, init, imm, preserve))
-            r = prove(goal, [distinct], 20_000, timer)[0]
-            results.append(r)
-            if r != PROVED:
-                return r, proved, f"{preserve} {mm}: {[PY.format_mop(o) for o in ops]}"
-            proved += 1
-    return combine(results), proved, ""
+
+    def goals():
+        for mm in requests(m, variant["temp"]):
+            for preserve in ("all", "loops"):
+                try:
+                    ops = resolver(mm, preserve)
+                except PY.PreconditionError:
+                    continue    # refused: the tests check it is unsolvable (search)
+                state, legal = list(init), []
+                for op in ops:
+                    state, ok = ZM.run_op(lay, state, imm, op)
+                    legal.append(ok)
+                ledger.enumerated += 1
+                yield (z3.And(*legal, ZM.contract(lay, mm, state, init, imm, preserve)),
+                       f"{preserve} {mm}: {[PY.format_mop(o) for o in ops]}")
+
+    before = ledger.counts[PROVED]
+    r, label = prove_all(goals(), [distinct], 20_000, ledger)
+    proved = ledger.counts[PROVED] - before
+    return (ENUMERATED if r == PROVED else r), proved, label
 
 
 def claims(quick: bool = False) -> list[dict]:
     rows = []
     for text, run in LEMMAS:
-        t = Timer()
-        rows.append(claim(text, None, run(t), t.seconds))
+        led = Ledger()
+        run(led)
+        rows.append(row(text, None, led))
     for text, run in MUTANT_LEMMAS:
-        t = Timer()
-        rows.append(claim(text, None, run(t), t.seconds, expect=COUNTEREXAMPLE))
+        led = Ledger()
+        run(led)
+        rows.append(row(text, None, led, expect=REFUTED))
 
     import mutants
     from mutants.resolve import BY_NAME
@@ -225,19 +267,19 @@ def claims(quick: bool = False) -> list[dict]:
     real = lambda mm, preserve: R._resolve_machine(mm, preserve)   # no Python postcondition
     variants = VARIANTS[:1] if quick else VARIANTS
     for v in variants:
-        t = Timer()
+        led = Ledger()
         t0 = time.perf_counter()
-        r, n, cex = enumerated(v, real, t)
-        rows.append(dict(claim(
+        _, n, cex = enumerated(v, real, led)
+        rows.append(row(
             f"resolve: output implements every move of the small machine {v} (2 registers + "
             f"2 slots + 1 immediate, 6**4 moves x 2 contracts; {n} outputs proved by the Z3 "
             f"machine semantics, refusals excluded; inputs enumerated; "
-            f"{time.perf_counter() - t0:.1f} s wall)", 4, r, t.seconds, detail=cex),
+            f"{time.perf_counter() - t0:.1f} s wall)", 4, led, kind=ENUMERATED, detail=cex,
             family="resolve (enumerated)"))
     mutant = mutants.run(BY_NAME["swap_without_legality"])
-    t = Timer()
-    r, n, cex = enumerated(VARIANTS[0], lambda mm, p: mutant(mm, preserve=p), t)
-    rows.append(claim("MUTANT swap_without_legality on the small machine (inputs "
-                      "enumerated, each output judged by the Z3 semantics and legality)",
-                      4, r, t.seconds, expect=COUNTEREXAMPLE, detail=cex))
+    led = Ledger()
+    _, _, cex = enumerated(VARIANTS[0], lambda mm, p: mutant(mm, preserve=p), led)
+    rows.append(row("MUTANT swap_without_legality on the small machine (inputs "
+                    "enumerated, each output judged by the Z3 semantics and legality)",
+                    4, led, kind=ENUMERATED, expect=REFUTED, detail=cex))
     return rows

@@ -42,3 +42,29 @@ def test_claims_quick():
     rows = PM.claims(quick=True)
     assert len(rows) == 9
     assert [r["result"] for r in rows] == [r["expect"] for r in rows], rows
+
+
+def test_rows_carry_evidence_and_the_right_result_words():
+    rows = PM.claims(quick=True)
+    assert [r["result"] for r in rows[:2]] == ["enumerated", "tested"]
+    assert rows[0]["evidence"]["enumerated"] > 500 and rows[1]["evidence"]["tested"] == 300
+    for r in rows[2:]:
+        assert r["result"] == "proved" and r["evidence"]["z3"]["proved"] == 1, r
+    none_exists = [r for r in rows[2:] if "no sequence" in r["claim"]]
+    assert len(none_exists) == 4
+    for r in none_exists:
+        assert "every operation can be the no-op mov x, x" in r["evidence"]["witnesses"]
+    assert "every operation can be a legal swap mem, reg/gpr" in rows[2]["evidence"]["witnesses"]
+
+
+def test_an_encoding_that_forbids_a_legal_shape_makes_the_fact_vacuous(monkeypatch):
+    """Without the witnesses, a legality that forbade every swap would leave
+    'no sequence of 2 exchanges m0, m1' proved (fewer sequences to refute)."""
+    real = PM.legal
+    monkeypatch.setattr(PM, "legal", lambda lay, op: PM.z3.And(real(lay, op), op[0] == PM.MOV))
+    r = PM._fact("x86 no 2", PM.X86_FRAGMENT, PM.SLOT_SWAP, [], 2, False)
+    assert r["result"] == "vacuous"
+    assert r["evidence"]["vacuous_witnesses"] == [
+        "every operation can be a legal swap reg/gpr, reg/gpr"]
+    r = PM._fact("x86 3", PM.X86_FRAGMENT, PM.SLOT_SWAP, [], 3, True)
+    assert r["result"] == "refuted" and r["detail"] == "no sequence found"

@@ -22,6 +22,7 @@ CAUGHT_BY = {
     "shuf_mask_16_bits": ("real Shuf == the Z3 model", "refuted"),
     "proofs_vacuity_timeout_proved": ("vacuity check times out", "proved"),
     "proofs_dp_search_proved": ("DP == brute-force optimum", "proved"),
+    "proofs_machine_alias_own_units": ("per-unit effect == Python illegal/execute", "refuted"),
     "proofs_leroy_loop_ghost": ("Leroy rule loop", "refuted"),
     "proofs_leroy_loop_unguarded": ("Leroy rule loop", "refuted"),
     "proofs_leroy_pop_without_no_read": ("Leroy rule pop", "refuted"),
