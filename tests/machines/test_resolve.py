@@ -183,6 +183,79 @@ def test_golden(preset, moves, temps, preserve, want):
     assert got == want
 
 
+# -- regression: breaks that undid each other (x86-64) ---------------------------
+
+#: requests on which the resolver looped (each cycle park overwrote the
+#: previous park in the one scratch register r15) until its operation
+#: guard fired: "internal error AssertionError: resolve: no progress after
+#: N operations".  ORIGINAL is case #55 of ``verified conform --machine
+#: x86-64 --random 1000 --seed 0``; SHRUNK is what dropping its moves one
+#: by one leaves; TWO_SLOT_SWAPS the smallest (two slot cycles, one
+#: scratch register).  Each: (moves, temps, sequence, cost).
+LIVELOCK_ORIGINAL = (
+    [["rsp", "r10"], ["r10", "m5"], ["r11", "m2"], ["r14", "rsp"], ["xmm4", "xmm13"],
+     ["xmm11", "xmm11"], ["xmm13", "xmm4"], [["rdi", "r8"], ["rdi", "r8"]], ["m2", "r14"],
+     ["m4", "m7"], ["m5", "r11"], ["m7", "m4"]], ["r15", "xmm15"],
+    [["swap", "rsp", "r10"], ["swap", "r10", "m5"], ["swap", "r11", "m2"],
+     ["swap", "r14", "m5"], ["mov", "xmm15", "xmm4"], ["mov", "xmm4", "xmm13"],
+     ["mov", "xmm13", "xmm15"], ["mov", "r15", "m2"], ["swap", "m5", "r15"],
+     ["mov", "m2", "r15"], ["mov", "r15", "m4"], ["swap", "m7", "r15"], ["mov", "m4", "r15"]],
+    13)
+LIVELOCK_SHRUNK = (
+    [["rsp", "r10"], ["r10", "m5"], ["r11", "m2"], ["r14", "rsp"], ["m2", "r14"],
+     ["m4", "m7"], ["m5", "r11"], ["m7", "m4"]], ["r15"],
+    [["swap", "rsp", "r10"], ["swap", "r10", "m5"], ["swap", "r11", "m2"],
+     ["swap", "r14", "m5"], ["mov", "r15", "m2"], ["swap", "m5", "r15"],
+     ["mov", "m2", "r15"], ["mov", "r15", "m4"], ["swap", "m7", "r15"], ["mov", "m4", "r15"]],
+    10)
+LIVELOCK_TWO_SLOT_SWAPS = (
+    [["m0", "m1"], ["m1", "m0"], ["m2", "m3"], ["m3", "m2"]], ["r15"],
+    [["mov", "r15", "m0"], ["swap", "m1", "r15"], ["mov", "m0", "r15"],
+     ["mov", "r15", "m2"], ["swap", "m3", "r15"], ["mov", "m2", "r15"]],
+    6)
+
+
+@pytest.mark.parametrize("case", [LIVELOCK_ORIGINAL, LIVELOCK_SHRUNK, LIVELOCK_TWO_SLOT_SWAPS],
+                         ids=["original", "shrunk", "two-slot-swaps"])
+def test_parks_that_undid_each_other_now_swap_with_the_parked_copy(case):
+    moves, temps, want, cost = case
+    mm = M.MachineMove.make(M.preset("x86-64"), moves, temps)
+    ops = R.resolve(mm)
+    assert [op.to_json() for op in ops] == want
+    verdict = M.implements(mm, ops)
+    assert (verdict.ok, verdict.cost) == (True, cost)
+
+
+def test_breaks_that_undo_each_other_end_in_an_honest_refusal():
+    """Without the rule that a park over an earlier park's copy comes last,
+    the two slot cycles park in r15 in turn forever; the resolver notices
+    the repeated state and refuses (not found, not impossible) instead of
+    running into its operation guard."""
+    import mutants
+    looping = mutants.run(mutants.Mutant(
+        "park_over_a_park", "verified.algorithms.resolve",
+        "            if park is not None and self._holds_needed(park):",
+        "            if False:",
+        "a cycle park may overwrite an earlier park's copy at once",
+        entry="_resolve_machine", scope="_Run.break_cycle"))
+    moves, temps, _, _ = LIVELOCK_SHRUNK
+    mm = M.MachineMove.make(M.preset("x86-64"), moves, temps)
+    with pytest.raises(PreconditionError) as e:
+        looping(mm)
+    assert not isinstance(e.value, R.Unsolvable)
+    assert str(e.value) == (
+        "resolve found no sequence: the breaks for m2, m4, m5, m7 undo each other (the "
+        "greedy steps came back to a state they had been in after 7 operations) (this does "
+        "not prove that none exists: x86-64 has 64 units, the search that decides covers "
+        "at most 8)")
+
+
+def test_solve_cli_answers_the_looping_request():
+    moves, temps, want, _ = LIVELOCK_ORIGINAL
+    code, out = _solve([{"machine": "x86-64", "moves": moves, "temps": temps}])
+    assert (code, out) == (0, [{"sequence": want}])
+
+
 AARCH64_STUCK = (
     "resolve found no sequence: m0, m1 wait on each other (a cycle, or a move the machine "
     "can only do through a register) and there is no free register or slot to break it "

@@ -36,11 +36,15 @@ The loop:
    a destination whose old value is dead.  Jobs that need a scratch go
    first, while dead destinations can still serve as one.
 2. when nothing is ready but jobs are pending, one **break**:
-   (a) on a cycle, a swap with the place holding the job's values (when
-   the machine has it; it finishes the job) or a park of the blocked value
-   in a free place (a free register of the class first, then any register,
-   then a temporary slot), whichever the cost model prefers for the
-   cycle's length; (b) off a cycle, a park that lets the job be written at
+   (a) on a cycle, a swap with a place holding the job's values (its
+   source first, else any copy, e.g. the one an earlier park made: x86-64
+   has xchg reg-mem but not mem-mem; when the machine has it, it finishes
+   the job) or a park of the blocked value in a free place (a free
+   register of the class first, then any register, then a temporary
+   slot), whichever the cost model prefers for the cycle's length; a park
+   into a place that holds a copy of a needed value (an earlier park's
+   work) only when no job has another break, since two such parks undo
+   each other; (b) off a cycle, a park that lets the job be written at
    once; (c) **borrow** a finished register: save it to a free place (or
    nowhere, when its value already has a copy), use it as a scratch or to
    park, and leave a restore job; with a reg-mem swap and nowhere to save,
@@ -52,11 +56,13 @@ The loop:
    (possibly borrowed).
 
 The greedy steps can get stuck on a request that has a sequence (tight
-machines: every register live, no swap).  Then ``_fall_back`` decides: on
-a machine small enough for the search of ``machine_optimum`` the search's
-optimal sequence is the answer, or ``Unsolvable`` when the search proves
-there is none; on a larger machine an error that says no sequence was
-*found* (not that none exists).  ``Unsolvable`` is never raised unproved.
+machines: every register live, no swap), or come back to a state they
+were in before (breaks that undo each other: the steps are deterministic,
+so they would loop forever; ``run`` notices and gets stuck instead).
+Then ``_fall_back`` decides: on a machine small enough for the search of
+``machine_optimum`` the search's optimal sequence is the answer, or
+``Unsolvable`` when the search proves there is none; on a larger machine
+an error that says no sequence was *found* (not that none exists).  ``Unsolvable`` is never raised unproved.
 
 Register lists (``["a0", "a1"]``) are split into one job per register (no
 machine has a pair mov).  An aliased register (``d0`` = ``s0:s1``) is moved
@@ -68,7 +74,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from ..core import machine as _m
 from ..core.semantics import PreconditionError
@@ -278,6 +284,28 @@ class _Run:
                 best = best or p
         return best
 
+    def _holders(self, job: Job) -> Iterator[Place]:
+        """Every place that holds exactly the job's values now and does not
+        overlap its destination: ``_holder``'s choice first, then the other
+        registers, then the other slots."""
+        first = self._holder(job.want, job.src, avoid=job.dst)
+        if first is None:
+            return
+        clear = lambda p: not set(p.units) & set(job.dst.units)  # noqa: E731
+        if clear(first):
+            yield first
+        rest = [p for p in self.f.places if p is not first and p.width == job.dst.width
+                and clear(p) and self.values(p) == job.want]
+        yield from sorted(rest, key=lambda p: p.kind != "reg")
+
+    def _needed(self) -> set:
+        """The values some open job still wants."""
+        return {v for j in self.open_jobs() for v in j.want}
+
+    def _holds_needed(self, p: Place, needed: set | None = None) -> bool:
+        """Does ``p`` hold a value some open job still wants?"""
+        return not set(self.values(p)).isdisjoint(self._needed() if needed is None else needed)
+
     def _registers(self, width: int, avoid: Iterable = ()) -> list[Place]:
         avoid = set(avoid)
         return [r for r in self.f.places
@@ -370,10 +398,11 @@ class _Run:
 
     def _park_place(self, src: Place, avoid: tuple = ()) -> Place | None:
         """Where ``src``'s values can be copied by one legal, invariant-
-        keeping mov: a register of its class first, then any register,
-        then a slot; goal-free places (temporaries) before dead
-        destinations."""
-        cands = []
+        keeping mov: a place that holds no copy of a needed value first (a
+        copy there is an earlier park's work), then a register of its
+        class, then any register, then a slot; goal-free places
+        (temporaries) before dead destinations."""
+        cands, needed = [], self._needed()
         for p in self.f.places:
             if p.width != src.width or set(p.units) & set(src.units + avoid):
                 continue
@@ -381,25 +410,37 @@ class _Run:
             if not self.legal(op) or not self.feasible([op]):
                 continue
             rank = 0 if p.kind == "reg" and p.cls == src.cls else 1 if p.kind == "reg" else 2
-            cands.append((rank, 0 if not any(u in self.goal for u in p.units) else 1, p))
-        cands.sort(key=lambda c: c[:2])
-        return cands[0][2] if cands else None
+            cands.append((self._holds_needed(p, needed), rank,
+                          0 if not any(u in self.goal for u in p.units) else 1, p))
+        cands.sort(key=lambda c: c[:3])
+        return cands[0][-1] if cands else None
 
     def break_cycle(self) -> bool:
         open_jobs = [j for j in self.open_jobs() if j.imm is None]
         # (a) a swap that finishes a job (its holder takes the blocked
         # value), or a park for a job on a cycle: whichever costs less
+        # A park into a place holding a copy of a needed value (an earlier
+        # park) comes last: it undoes that park, and two such parks can
+        # take turns forever (x86-64: two slot cycles, one scratch register)
+        last_resort = None
         for job in open_jobs:
-            holder = self._holder(job.want, job.src, avoid=job.dst)
-            swap = None
-            if holder is not None and not set(holder.units) & set(job.dst.units):
-                op = ("swap", job.dst, holder)
+            holder = swap = None
+            # any place holding the job's values, its source first: after a
+            # park the parked copy may be the one the machine can swap with
+            for h in self._holders(job):
+                op = ("swap", job.dst, h)
                 undo = bool(self.ops) and self.ops[-1][0] == "swap" and {
-                    id(self.ops[-1][1]), id(self.ops[-1][2])} == {id(job.dst), id(holder)}
+                    id(self.ops[-1][1]), id(self.ops[-1][2])} == {id(job.dst), id(h)}
                 if self.legal(op) and not undo and self.feasible([op]):
-                    swap = op
+                    holder, swap = h, op
+                    break
             cycle = self._on_cycle(job, open_jobs)
             park = self._park_place(job.dst) if cycle else None
+            if park is not None and self._holds_needed(park):
+                if swap is None:
+                    last_resort = last_resort or (("mov", park, job.dst), "cycle park")
+                    continue
+                park = None
             if swap is None and park is None:
                 continue
             if swap is not None and park is not None and holder is not None:
@@ -412,6 +453,9 @@ class _Run:
                 self.emit(swap, "cycle swap")
             else:
                 self.emit(("mov", park, job.dst), "cycle park")
+            return True
+        if last_resort is not None:
+            self.emit(*last_resort)
             return True
         # (b) a blocked job off any cycle (it waits for a job that lacks a
         # scratch register): park its destination where that frees it, if
@@ -575,11 +619,29 @@ class _Run:
         while self.ready_pass():
             pass
 
+    def _state(self) -> tuple:
+        """All that the next steps depend on: every unit's value, the jobs
+        (a repeated restore job adds nothing) and the last operation (a
+        swap is not undone at once)."""
+        jobs = dict.fromkeys((j.dst, j.want, j.src, j.imm) for j in self.jobs)
+        return (tuple(self.cur.values()), tuple(jobs), self.ops[-1] if self.ops else None)
+
     def run(self) -> list[Op]:
+        seen: set = set()
         while True:
             self.ready_until_stuck()
             if not [j for j in self.open_jobs() if j.imm is None]:
                 break
+            # the steps are deterministic: back in a state already seen, the
+            # breaks would take turns forever (each one undoing another), so
+            # stop and say so (Stuck: not found, which proves nothing)
+            state = self._state()
+            if state in seen:
+                names = ", ".join(_name(j.dst.name) for j in self.open_jobs() if j.imm is None)
+                raise Stuck(f"the breaks for {names} undo each other (the greedy steps came "
+                            f"back to a state they had been in after {len(self.ops)} "
+                            "operations)")
+            seen.add(state)
             if not self.break_cycle():
                 stuck = [j for j in self.open_jobs() if j.imm is None]
                 names = ", ".join(f"{_name(j.dst.name)}" for j in stuck)
