@@ -427,12 +427,12 @@ class _Run:
             holder = swap = None
             # any place holding the job's values, its source first: after a
             # park the parked copy may be the one the machine can swap with
-            for h in self._holders(job):
-                op = ("swap", job.dst, h)
+            for holder in self._holders(job):
+                op = ("swap", job.dst, holder)
                 undo = bool(self.ops) and self.ops[-1][0] == "swap" and {
-                    id(self.ops[-1][1]), id(self.ops[-1][2])} == {id(job.dst), id(h)}
+                    id(self.ops[-1][1]), id(self.ops[-1][2])} == {id(job.dst), id(holder)}
                 if self.legal(op) and not undo and self.feasible([op]):
-                    holder, swap = h, op
+                    swap = op
                     break
             cycle = self._on_cycle(job, open_jobs)
             park = self._park_place(job.dst) if cycle else None
