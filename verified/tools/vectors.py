@@ -36,7 +36,7 @@ import json
 import os
 import re
 import sys
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 from ..algorithms import solve
 from ..algorithms.optimum import optimum
@@ -217,6 +217,27 @@ def _temps(raw: list[str] | None, model: str) -> tuple[Location, ...]:
     return tuple(out)
 
 
+def _write_lines(path: str, lines: Iterable[str]) -> tuple[int, str]:
+    """Stream ``lines`` (one JSON text each) to ``path``; (count, SHA-256 of
+    the file).  The file is written beside its name and renamed when
+    complete, so a failure (``UnvouchedVector``, a full disk) never leaves a
+    half file."""
+    h = hashlib.sha256()
+    count = 0
+    try:
+        with open(path + ".partial", "wb") as f:
+            for line in lines:
+                data = (line + "\n").encode()
+                h.update(data)
+                f.write(data)
+                count += 1
+        os.replace(path + ".partial", path)
+    finally:
+        if os.path.exists(path + ".partial"):
+            os.remove(path + ".partial")
+    return count, h.hexdigest()
+
+
 def write_vectors(model: str, registers: int, out: str, temps: tuple[Location, ...],
                   preserve: str = "all", exhaustive_max: int = 5, k: int = 2000,
                   seed: int = 0, command: str = "") -> dict:
@@ -239,25 +260,17 @@ def write_vectors(model: str, registers: int, out: str, temps: tuple[Location, .
             cases = random_cases(n, k, seed)
             kind = f"random (seed {seed})"
         name = f"{model}-n{n}.jsonl"
-        h = hashlib.sha256()
-        path = os.path.join(out, name)
-        count = 0
-        try:
-            with open(path + ".partial", "wb") as f:
-                for i, case in enumerate(cases):
-                    v = vector(case, model, temps, preserve, f"{model}-n{n}-{i:06d}")
-                    line = (json.dumps(v) + "\n").encode()
-                    if example is None and len(case.moves) >= 3 and n == 3:
-                        example = line.decode().strip()
-                    h.update(line)
-                    f.write(line)
-                    count += 1
-            os.replace(path + ".partial", path)
-        finally:
-            if os.path.exists(path + ".partial"):
-                os.remove(path + ".partial")
+        def lines(cases=cases, n=n) -> Iterator[str]:
+            nonlocal example
+            for i, case in enumerate(cases):
+                line = json.dumps(vector(case, model, temps, preserve, f"{model}-n{n}-{i:06d}"))
+                if example is None and len(case.moves) >= 3 and n == 3:
+                    example = line
+                yield line
+
+        count, sha = _write_lines(os.path.join(out, name), lines())
         files.append({"file": name, "registers": n, "vectors": count,
-                      "kind": kind, "sha256": h.hexdigest()})
+                      "kind": kind, "sha256": sha})
     listed = {x["file"] for x in files}
     removed = sorted(f for f in os.listdir(out)
                      if _VECTOR_FILE.fullmatch(f) and f not in listed)
@@ -497,24 +510,17 @@ def write_machine_vectors(name: str, out: str, max_moves: int = 2, k: int = 2000
     files, example = [], None
     for fname, ct, cases, kind in parts:
         stem = fname[:-len(".jsonl")]
-        path = os.path.join(out, fname)
-        h = hashlib.sha256()
-        count = 0
-        try:
-            with open(path + ".partial", "wb") as f:
-                for i, case in enumerate(cases):
-                    v = machine_vector(ct, case, f"{stem}-{i:06d}")
-                    line = (json.dumps(v) + "\n").encode()
-                    if example is None and len(case.moves) == 2 and "cycle" in v["flags"]:
-                        example = line.decode().strip()
-                    h.update(line)
-                    f.write(line)
-                    count += 1
-            os.replace(path + ".partial", path)
-        finally:
-            if os.path.exists(path + ".partial"):
-                os.remove(path + ".partial")
-        files.append({"file": fname, "vectors": count, "kind": kind, "sha256": h.hexdigest()})
+        def lines(ct=ct, cases=cases, stem=stem) -> Iterator[str]:
+            nonlocal example
+            for i, case in enumerate(cases):
+                v = machine_vector(ct, case, f"{stem}-{i:06d}")
+                line = json.dumps(v)
+                if example is None and len(case.moves) == 2 and "cycle" in v["flags"]:
+                    example = line
+                yield line
+
+        count, sha = _write_lines(os.path.join(out, fname), lines())
+        files.append({"file": fname, "vectors": count, "kind": kind, "sha256": sha})
     manifest = {"format": MACHINE_FORMAT, "machine": name, "preserve": "all",
                 "reference_algorithm": "resolve", "files": files}
     with open(os.path.join(out, "MANIFEST.json"), "w") as f:
