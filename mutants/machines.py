@@ -1,4 +1,4 @@
-"""Mutants of the machine oracle (``verified/core/machine.py``): each one
+"""Mutants of the machine oracle (``verified/core/machine/``): each one
 small edit of the real code (the engine in ``mutants/__init__.py``) that
 makes the oracle forget one fact of the machine model.
 
@@ -19,12 +19,23 @@ import json
 from . import Mutant
 
 MACHINE = "verified.core.machine"
+#: the modules of the machine package, in the order of the math: a mutant
+#: edits one, and the ones after it (which import it) and the package itself
+#: (which re-exports every name) run afresh against it (``with_modules``); the
+#: ones before it do not import it and stay as they are
+MODULES = tuple(f"{MACHINE}.{m}" for m in
+                ("description", "locations", "operations", "semantics", "oracle"))
+#: where each edited function or class lives
+HOME = {"MachineMove": "oracle", "judge": "oracle", "_resolve_names": "description",
+        "_single_illegal": "operations", "step": "semantics", "Imm": "locations"}
 
 
 def _m(name: str, scope: str, old: str, new: str, why: str, witness: dict,
        z3: str | None = None) -> Mutant:
-    return Mutant(name, MACHINE, old, new, why, family="machine", entry="check_machine_request",
-                  scope=scope, z3=z3, witness=json.dumps(witness))
+    module = f"{MACHINE}.{HOME[scope.split('.')[0]]}"
+    return Mutant(name, module, old, new, why, family="machine", entry="check_machine_request",
+                  scope=scope, z3=z3, witness=json.dumps(witness),
+                  with_modules=MODULES[MODULES.index(module) + 1:] + (MACHINE,))
 
 
 MUTANTS = [

@@ -1,4 +1,4 @@
-"""The machine model's Python API (``verified/core/machine.py``,
+"""The machine model's Python API (``verified/core/machine/``,
 ``docs/machines.md`` "Python API"): units through aliases and lists, the
 classification of every operation kind, costs, the presets' facts, and
 ``verified machines``."""
