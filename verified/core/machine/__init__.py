@@ -29,29 +29,31 @@ stays as it is (``verified/core/semantics.py``, ``verified/core/oracle.py``).
 from __future__ import annotations
 
 from .description import (
-    CLASS_KEYS, COST_KEYS, IMMEDIATE_KINDS, MACHINE_KEYS, MAX_UNITS, PRESETS, STACK_KEYS,
-    SWAP_KINDS, Cost, Machine, Reg, RegClass, StackGroup, Unit, Value, machine,
-    machine_from_json, preset, preset_json)
+    CLASS_KEYS, COST_KEYS, IMMEDIATE_KINDS, MACHINE_KEYS, MAX_UNITS, PAIR_KEYS, PRESETS,
+    STACK_KEYS, SWAP_KINDS, TYPE_KEYS, UNDEFINED, Cost, Machine, PairMove, Reg, RegClass,
+    StackGroup, Unit, Value, ValueType, machine, machine_from_json, preset, preset_json)
 from .locations import (
-    KINDS, Imm, MLoc, Place, class_of, classes_of, kind, parse_loc, units, values, width)
+    KINDS, Imm, MLoc, Place, class_of, classes_of, holds, imm_fits, kind, parse_loc, units,
+    value_type, values, width)
 from .operations import (
     OP_CLASSES, MMov, MOperation, MSwap, classify, cost, format_mop, illegal, op_cost,
-    parse_op, parts)
+    pair_move, parse_op, parts)
 from .oracle import (
     MACHINE_REQUEST_KEYS, MachineMove, MachineOptimum, MachineRequest, MachineVerdict,
     check_machine_request, format_move, implements, judge, parse_machine_request,
     read_machine_sequence)
-from .semantics import MState, execute, step
+from .semantics import Effect, MState, effects, execute, step
 
 __all__ = [
     "CLASS_KEYS", "COST_KEYS", "IMMEDIATE_KINDS", "MACHINE_KEYS", "MAX_UNITS", "PRESETS",
-    "STACK_KEYS", "SWAP_KINDS", "Cost", "Machine", "Reg", "RegClass", "StackGroup", "Unit",
-    "Value", "machine", "machine_from_json", "preset", "preset_json",
-    "KINDS", "Imm", "MLoc", "Place", "class_of", "classes_of", "kind", "parse_loc", "units",
-    "values", "width",
+    "STACK_KEYS", "SWAP_KINDS", "TYPE_KEYS", "PAIR_KEYS", "UNDEFINED", "Cost", "Machine",
+    "PairMove", "Reg", "RegClass", "StackGroup", "Unit", "Value", "ValueType", "machine",
+    "machine_from_json", "preset", "preset_json",
+    "KINDS", "Imm", "MLoc", "Place", "class_of", "classes_of", "holds", "imm_fits", "kind",
+    "parse_loc", "units", "value_type", "values", "width",
     "OP_CLASSES", "MMov", "MOperation", "MSwap", "classify", "cost", "format_mop", "illegal",
-    "op_cost", "parse_op", "parts",
-    "MState", "execute", "step",
+    "op_cost", "pair_move", "parse_op", "parts",
+    "Effect", "MState", "effects", "execute", "step",
     "MACHINE_REQUEST_KEYS", "MachineMove", "MachineOptimum", "MachineRequest",
     "MachineVerdict", "check_machine_request", "format_move", "implements", "judge",
     "parse_machine_request", "read_machine_sequence",

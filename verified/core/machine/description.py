@@ -26,7 +26,10 @@ SWAP_KINDS = ("reg-reg", "reg-mem")
 IMMEDIATE_KINDS = ("reg", "mem")
 COST_KEYS = ("mov", "load", "store", "swap", "imm")
 MACHINE_KEYS = ("name", "source", "classes", "aliases", "stack", "swap", "mem_to_mem",
-                "immediate_to", "cross_class", "cost")
+                "immediate_to", "cross_class", "cost", "unit_bits", "types",
+                "immediate_bits", "pair_moves")
+TYPE_KEYS = ("width", "classes", "stack")
+PAIR_KEYS = ("pair", "with")
 CLASS_KEYS = ("registers", "width", "swap", "immediate")
 STACK_KEYS = ("slots", "names", "width", "immediate")
 
@@ -41,8 +44,13 @@ MAX_UNITS = 1 << 16
 #: A unit: the smallest piece of state (``"rax"``, ``"s0"``, ``"xmm0.1"``).
 Unit = str
 #: A symbolic value held by a unit: the name of the unit whose original value
-#: it is, or a piece of an immediate (``"#42"``, ``"#42.1"``; see ``Imm``).
+#: it is, a piece of an immediate (``"#42"``: the unit's bits on a machine
+#: that states ``unit_bits``, else ``"#42"``, ``"#42.1"``; see ``Imm``), or
+#: ``UNDEFINED`` (what a typed write leaves in the rest of its destination).
 Value = str
+#: The value of a unit a typed operation left undefined (not a name: names
+#: start with a letter or ``_``, so it never equals a unit's own value).
+UNDEFINED = "?"
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,30 @@ class Cost:
 
 
 @dataclass(frozen=True)
+class ValueType:
+    """A type of value (``"types"``): its width in units and where a value
+    of it may live: registers of ``classes`` (a list of registers of those
+    classes when one is too narrow, e.g. an i64 in a GPR pair), and stack
+    slots at least ``width`` wide when ``stack``."""
+
+    name: str
+    width: int
+    classes: tuple[str, ...]
+    stack: bool = True
+
+
+@dataclass(frozen=True)
+class PairMove:
+    """A move the machine has between a list of registers of class ``pair``
+    and one register of class ``other`` (or one slot, ``other`` "mem") of the
+    same width, in one operation, both ways (ARMv7 ``VMOV r0, r1, d0``,
+    AArch64 ``LDP``/``STP``)."""
+
+    pair: str
+    other: str
+
+
+@dataclass(frozen=True)
 class Reg:
     """What a name is on a machine: ``kind`` "reg" or "mem", its class
     (None for a slot), its width and its units."""
@@ -112,6 +144,12 @@ class Machine:
     cost: Cost = Cost()
     #: where the facts come from (presets: the ISA manual / psABI sections)
     source: str = ""
+    #: bits in one unit (immediates are bit patterns when stated; else symbolic)
+    unit_bits: int | None = None
+    types: tuple[ValueType, ...] = ()
+    #: (kind, bits): the widest immediate one mov writes into a "reg" / "mem"
+    immediate_bits: tuple[tuple[str, int], ...] = ()
+    pair_moves: tuple[PairMove, ...] = ()
     _names: Mapping[str, Reg] = field(default_factory=dict, compare=False, repr=False)
     #: unit -> the first name whose only unit it is (how a unit is reported)
     _owner_of: Mapping[Unit, str] = field(default_factory=dict, compare=False, repr=False)
@@ -150,6 +188,15 @@ class Machine:
     def group_of(self, slot: str) -> StackGroup:
         return next(g for g in self.stack if slot in g.names)
 
+    def type(self, name: str) -> ValueType | None:
+        """The type called ``name``, or None."""
+        return next((t for t in self.types if t.name == name), None)
+
+    def immediate_limit(self, where: str) -> int | None:
+        """The widest immediate (bits) one mov writes into ``where`` ("reg"
+        or "mem"), or None (no limit stated)."""
+        return dict(self.immediate_bits).get(where)
+
     def to_json(self) -> dict:
         out: dict = {"name": self.name}
         if self.source:
@@ -176,6 +223,16 @@ class Machine:
         out["immediate_to"] = list(self.immediate_to)
         out["cross_class"] = self.cross_class
         out["cost"] = {k: getattr(self.cost, k) for k in COST_KEYS}
+        # the round-3 fields only when stated: a round-2 machine reads as before
+        if self.unit_bits is not None:
+            out["unit_bits"] = self.unit_bits
+        if self.types:
+            out["types"] = {t.name: {"width": t.width, "classes": list(t.classes),
+                                     "stack": t.stack} for t in self.types}
+        if self.immediate_bits:
+            out["immediate_bits"] = dict(self.immediate_bits)
+        if self.pair_moves:
+            out["pair_moves"] = [{"pair": p.pair, "with": p.other} for p in self.pair_moves]
         return out
 
 
@@ -263,6 +320,58 @@ def _parse_stack(obj: object) -> tuple[StackGroup, ...]:
     return tuple(out)
 
 
+def _parse_types(obj: object, class_names: list[str]) -> tuple[ValueType, ...]:
+    if not isinstance(obj, dict):
+        raise _bad(f'"types" must be an object {{"f64": {{"width": 1, "classes": ["xmm"], '
+                   f'"stack": true}}, ...}}, not {_short(obj)}')
+    out = []
+    for name, t in obj.items():
+        _name(name, "a type name")
+        t = _keys(t, TYPE_KEYS, f"type {name!r}")
+        if "width" not in t or "classes" not in t:
+            raise _bad(f'type {name!r} needs "width" (units) and "classes" (where it may '
+                       f'live), e.g. {{"width": 1, "classes": ["gpr"], "stack": true}}')
+        classes = t["classes"]
+        if not isinstance(classes, list) or len(set(map(str, classes))) != len(classes):
+            raise _bad(f'type {name!r}: "classes" must be a list of distinct class names, '
+                       f"not {_short(classes)}")
+        for c in classes:
+            if c not in class_names:
+                raise _bad(f"type {name!r}: {c!r} is not a class of this machine "
+                           f"(its classes: {', '.join(class_names)})")
+        stack = _flag(t.get("stack", True), f'type {name!r}: "stack"')
+        if not classes and not stack:
+            raise _bad(f'type {name!r} can live nowhere: give it classes or "stack": true')
+        out.append(ValueType(name, _whole(t["width"], 1, f'type {name!r}: "width"'),
+                             tuple(classes), stack))
+    return tuple(out)
+
+
+def _parse_immediate_bits(obj: object) -> tuple[tuple[str, int], ...]:
+    obj = _keys(obj, IMMEDIATE_KINDS, '"immediate_bits"')
+    return tuple((k, _whole(obj[k], 1, f'"immediate_bits": {k!r}'))
+                 for k in IMMEDIATE_KINDS if k in obj)
+
+
+def _parse_pairs(obj: object, class_names: list[str]) -> tuple[PairMove, ...]:
+    if not isinstance(obj, list):
+        raise _bad(f'"pair_moves" must be a list of {{"pair": CLASS, "with": CLASS or '
+                   f'"mem"}}, not {_short(obj)}')
+    out = []
+    for i, p in enumerate(obj):
+        p = _keys(p, PAIR_KEYS, f"pair move #{i}")
+        if set(p) != set(PAIR_KEYS):
+            raise _bad(f'pair move #{i} needs "pair" (the class of the listed registers) '
+                       f'and "with" (a class, or "mem" for a slot)')
+        if p["pair"] not in class_names:
+            raise _bad(f"pair move #{i}: {p['pair']!r} is not a class of this machine")
+        if p["with"] != "mem" and p["with"] not in class_names:
+            raise _bad(f"pair move #{i}: {p['with']!r} is neither a class of this machine "
+                       f'nor "mem"')
+        out.append(PairMove(p["pair"], p["with"]))
+    return tuple(out)
+
+
 def machine_from_json(obj: object) -> Machine:
     """Validate a JSON machine object (``docs/machines.md``); raise
     PreconditionError naming the field and the problem."""
@@ -294,9 +403,16 @@ def machine_from_json(obj: object) -> Machine:
             raise _bad(f"alias {a!r} must list its parts, e.g. [\"s0\", \"s1\"], "
                        f"not {parts!r}")
         aliases.append((a, tuple(_name(p, f"a part of alias {a!r}") for p in parts)))
+    unit_bits = obj.get("unit_bits")
+    if unit_bits is not None:
+        unit_bits = _whole(unit_bits, 1, '"unit_bits"')
+    class_names = [c.name for c in classes]
     m = Machine(label, classes, tuple(aliases), stack, swap,
                 _flag(obj.get("mem_to_mem", False), '"mem_to_mem"'), imm,
-                _flag(obj.get("cross_class", False), '"cross_class"'), cost, source)
+                _flag(obj.get("cross_class", False), '"cross_class"'), cost, source,
+                unit_bits, _parse_types(obj.get("types", {}), class_names),
+                _parse_immediate_bits(obj.get("immediate_bits", {})),
+                _parse_pairs(obj.get("pair_moves", []), class_names))
     names = _resolve_names(m)
     owner_of: dict[Unit, str] = {}
     for reg in names.values():

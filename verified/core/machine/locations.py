@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ..semantics import PreconditionError
-from .description import Machine, Unit, Value, _short
+from .description import Machine, Unit, Value, ValueType, _short
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,12 @@ class Place:
 @dataclass(frozen=True)
 class Imm:
     """An immediate source ``{"imm": k}``.  Written to a location of width
-    w, unit i receives the symbolic piece ``#k`` (i = 0) or ``#k.i``; a list
-    destination's parts receive consecutive pieces (``offset``)."""
+    w, unit i receives, on a machine that states ``unit_bits`` B, the bit
+    pattern ``#b`` with b = bits [i*B, (i+1)*B) of k (two's complement: a
+    negative k has all high bits set), so a wide constant written in correct
+    pieces is right; on a machine without ``unit_bits``, the symbolic piece
+    ``#k`` (i = 0) or ``#k.i``.  A list destination's parts receive
+    consecutive pieces (``offset``)."""
 
     value: int
     offset: int = 0
@@ -43,8 +47,10 @@ class Imm:
     def to_json(self) -> object:
         return {"imm": self.value}
 
-    def piece(self, i: int) -> Value:
+    def piece(self, i: int, bits: int | None = None) -> Value:
         k = self.offset + i
+        if bits is not None:
+            return f"#{(self.value >> (k * bits)) & ((1 << bits) - 1)}"
         return f"#{self.value}" if k == 0 else f"#{self.value}.{k}"
 
     def __str__(self) -> str:
@@ -141,4 +147,57 @@ def units(m: Machine, loc: MLoc) -> tuple[Unit, ...]:
 def values(m: Machine, src: MLoc, w: int) -> tuple[Value, ...]:
     """The original symbolic values a source of width ``w`` stands for:
     its units, or the immediate's pieces."""
-    return tuple(src.piece(i) for i in range(w)) if isinstance(src, Imm) else units(m, src)
+    if isinstance(src, Imm):
+        return tuple(src.piece(i, m.unit_bits) for i in range(w))
+    return units(m, src)
+
+
+def value_type(m: Machine, name: object) -> ValueType:
+    """The machine's type called ``name``; PreconditionError saying what to
+    do when it has none of that name."""
+    t = m.type(name) if isinstance(name, str) else None
+    if t is not None:
+        return t
+    if not m.types:
+        raise PreconditionError(
+            f"{_short(name)} names a type, but {m.name} declares no types; drop the type "
+            f'(an untyped value fills its locations) or describe the machine\'s "types" '
+            f"(docs/machines.md)")
+    known = ", ".join(t.name for t in m.types)
+    raise PreconditionError(
+        f"unknown type {_short(name)} on {m.name}; its types are {known}: name one of them, "
+        f"or drop the type for an untyped value that fills its locations")
+
+
+def holds(m: Machine, loc: Place, t: ValueType) -> str | None:
+    """Why ``loc`` cannot hold a value of type ``t``, or None when it can:
+    registers of the type's classes (a list when one is too narrow) or a
+    slot when the type may live on the stack, at least ``t.width`` wide."""
+    regs = [m.lookup(p) for p in loc.parts]
+    where = ([f"registers of class {' or '.join(t.classes)}"] if t.classes else []) + (
+        [f"stack slots at least {t.width} unit(s) wide"] if t.stack else [])
+    home = f"{t.name} is {t.width} unit(s) wide and lives in {' or '.join(where)}"
+    if regs[0].kind == "mem":
+        if not t.stack:
+            return f"{loc} is a stack slot, which cannot hold {t.name} ({home})"
+    else:
+        other = next((r for r in regs if r.cls not in t.classes), None)
+        if other is not None:
+            return f"{loc} cannot hold {t.name}: {other.name} is of class {other.cls} ({home})"
+    w = width(m, loc)
+    if w < t.width:
+        return f"{loc} has width {w}, too narrow for {t.name} ({home})"
+    return None
+
+
+def imm_fits(m: Machine, imm: Imm, w: int) -> str | None:
+    """Why the constant does not fit a destination of ``w`` units, or None:
+    on a machine with ``unit_bits`` B it must lie in -2^(wB-1) .. 2^(wB)-1
+    (two's complement or unsigned); without ``unit_bits`` nothing is known."""
+    if m.unit_bits is None:
+        return None
+    bits = w * m.unit_bits
+    if -(1 << (bits - 1)) <= imm.value < (1 << bits):
+        return None
+    return (f"the constant {imm.value} does not fit in {bits} bits ({w} unit(s) of "
+            f"{m.unit_bits} bits); a constant takes -2^{bits - 1} .. 2^{bits}-1 there")

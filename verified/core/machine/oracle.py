@@ -12,43 +12,61 @@ from typing import Iterable, Sequence
 
 from ..oracle import Verdict, check_contract
 from ..semantics import PreconditionError
-from .description import Machine, Unit, Value, _short, machine
-from .locations import MLoc, Place, parse_loc, units, values, width
+from .description import UNDEFINED, Machine, Unit, Value, _short, machine
+from .locations import Imm, MLoc, Place, holds, imm_fits, parse_loc, units, value_type, values, width
 from .operations import MOperation, cost, illegal, parse_op
 from .semantics import MState, execute
 
 
-def format_move(dst: MLoc, src: MLoc) -> str:
-    return f"{dst} <- {src}"
+def format_move(dst: MLoc, src: MLoc, typ: str | None = None) -> str:
+    return f"{dst} <- {src}" + (f" ({typ})" if typ else "")
 
 
 @dataclass(frozen=True)
 class MachineMove:
-    """A parallel move on a machine: ``[dst, src]`` pairs executed at once,
-    plus declared temporaries.  Preconditions (``make``): every name exists;
-    no destination is an immediate; each pair has equal widths; the
+    """A parallel move on a machine: ``[dst, src]`` pairs (or typed
+    ``[dst, src, TYPE]`` triples) executed at once, plus declared
+    temporaries.  Preconditions (``make``): every name exists; no
+    destination is an immediate; an untyped pair has equal widths, a typed
+    one's locations can both hold its type; a constant fits its width; the
     destinations' units are pairwise disjoint (through an alias or a list);
     temporaries are registers or slots whose units no move and no other
-    temporary touches."""
+    temporary touches.  A typed move's value is the low units of both
+    locations; the rest of its destination is neither required nor kept."""
 
     machine: Machine
     moves: tuple[tuple[Place, MLoc], ...]
     temps: tuple[Place, ...] = ()
+    #: each move's type (None: untyped); empty when no move is typed
+    types: tuple[str | None, ...] = ()
 
     @staticmethod
     def make(m: Machine, moves: Iterable[object], temps: Iterable[object] = ()) -> "MachineMove":
         pairs: list[tuple[Place, MLoc]] = []
+        types: list[str | None] = []
         owner: dict[Unit, int] = {}
         for i, pair in enumerate(moves):
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise PreconditionError(f"move #{i} must be a [dst, src] pair, not "
-                                        f"{_short(pair)}")
+            if not isinstance(pair, list) or len(pair) not in (2, 3):
+                raise PreconditionError(f"move #{i} must be a [dst, src] pair (or [dst, src, "
+                                        f"TYPE]), not {_short(pair)}")
             try:
                 dst = parse_loc(m, pair[0], allow_imm=False)
                 src = parse_loc(m, pair[1])
+                t = value_type(m, pair[2]) if len(pair) == 3 else None
             except PreconditionError as e:
                 raise PreconditionError(f"move #{i} {_short(pair)}: {e}") from None
             wd, ws = width(m, dst), width(m, src)
+            typ = None if t is None else t.name
+            if t is not None:
+                for loc in (dst, src):
+                    reason = None if isinstance(loc, Imm) else holds(m, loc, t)
+                    if reason is not None:
+                        raise PreconditionError(f"move {format_move(dst, src, typ)}: {reason}")
+                ws = wd = None  # a typed move needs no equal widths
+            if isinstance(src, Imm):
+                reason = imm_fits(m, src, wd if t is None else t.width)
+                if reason is not None:
+                    raise PreconditionError(f"move {format_move(dst, src, typ)}: {reason}")
             if ws is not None and wd != ws:
                 raise PreconditionError(
                     f"move {format_move(dst, src)}: {dst} has width {wd} but {src} has "
@@ -62,6 +80,7 @@ class MachineMove:
                         f"needs disjoint destinations")
                 owner[u] = len(pairs)
             pairs.append((dst, src))
+            types.append(typ)
         touched = {u for d, s in pairs for u in (*units(m, d), *units(m, s))}
         temp_list: list[Place] = []
         seen: dict[Unit, Place] = {}
@@ -82,26 +101,49 @@ class MachineMove:
                                             f"(unit {u}); declare each once")
                 seen[u] = place
             temp_list.append(place)
-        return MachineMove(m, tuple(pairs), tuple(temp_list))
+        return MachineMove(m, tuple(pairs), tuple(temp_list),
+                           tuple(types) if any(types) else ())
+
+    def type_of(self, i: int) -> str | None:
+        """The type of move ``i`` (None: untyped)."""
+        return self.types[i] if self.types else None
+
+    def value_units(self, i: int) -> tuple[Unit, ...]:
+        """The units of move ``i``'s destination that must hold its value:
+        all of them, or a typed move's low ``width`` units."""
+        d = self.moves[i][0]
+        du = units(self.machine, d)
+        t = self.type_of(i)
+        return du if t is None else du[:self.machine.type(t).width]
+
+    def typed_moves(self) -> Iterable[tuple[Place, MLoc, str | None]]:
+        """(dst, src, type) for every move."""
+        return ((d, s, self.type_of(i)) for i, (d, s) in enumerate(self.moves))
 
     def expected(self) -> dict[Unit, Value]:
         """unit -> the value it must hold afterwards, destinations only (in
-        move order, low unit first)."""
+        move order, low unit first; a typed move's low units only)."""
         out: dict[Unit, Value] = {}
-        for d, s in self.moves:
-            du = units(self.machine, d)
+        for i, (d, s) in enumerate(self.moves):
+            du = self.value_units(i)
             out.update(zip(du, values(self.machine, s, len(du))))
         return out
+
+    def written(self) -> frozenset[Unit]:
+        """Every unit of every destination (a typed move's other units
+        count as written: they need not keep their value)."""
+        return frozenset(u for d, _ in self.moves for u in units(self.machine, d))
 
     def temp_units(self) -> frozenset[Unit]:
         return frozenset(u for t in self.temps for u in units(self.machine, t))
 
     def to_json(self) -> dict:
-        return {"moves": [[d.to_json(), s.to_json()] for d, s in self.moves],
+        return {"moves": [[d.to_json(), s.to_json()] + ([t] if t else [])
+                          for d, s, t in self.typed_moves()],
                 "temps": [t.to_json() for t in self.temps]}
 
     def __str__(self) -> str:
-        return "(" + ", ".join(format_move(d, s) for d, s in self.moves) + ")"
+        return "(" + ", ".join(format_move(d, s, t) for d, s, t in self.typed_moves()) + ")"
 
 
 @dataclass(frozen=True)
@@ -170,8 +212,8 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
           total: int | None = None) -> MachineVerdict:
     """Judge a final per-unit state against the contract."""
     m = mm.machine
-    for d, s in mm.moves:
-        du = units(m, d)
+    for i, (d, s) in enumerate(mm.moves):
+        du = mm.value_units(i)
         for u, want in zip(du, values(m, s, len(du))):
             got = state.get(u, u)
             if got != want:
@@ -181,7 +223,7 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
                     reason=f"destination {d} (unit {u}) must hold {_wanted(want)} but "
                     f"holds {_held(got)}")
     if preserve == "all":
-        dest = mm.expected()
+        dest = mm.written()
         temps = mm.temp_units()
         for u in m.units():
             if u in dest or u in temps:
@@ -201,6 +243,8 @@ def _wanted(v: Value) -> str:
 
 
 def _held(v: Value) -> str:
+    if v == UNDEFINED:
+        return "an undefined value (the rest of a typed write's destination)"
     return f"the immediate piece {v}" if v.startswith("#") else f"that of {v}"
 
 
