@@ -78,14 +78,31 @@ class Mutant:
     z3: str | None = None
     #: an input on which a checker rejects it (the catalogue says which)
     witness: object = None
+    #: further edits of the same module applied after this one (``combine``:
+    #: a program with several planted bugs at once)
+    also: tuple["Mutant", ...] = ()
+
+
+def combine(*mutants: Mutant) -> Mutant:
+    """One mutant with every edit of ``mutants`` (all of one module, each
+    still required to occur exactly once, in order): several bugs in one
+    program, as a real one has."""
+    first, *rest = mutants
+    if any(m.module != first.module for m in rest):
+        raise AssertionError("combine: the mutants edit different modules")
+    return Mutant("+".join(m.name for m in mutants), first.module, first.old, first.new,
+                  "; ".join(m.why for m in mutants), first.family, first.entry, first.scope,
+                  first.with_modules, first.model, None, None, tuple(rest))
 
 
 def source_of(mutant: Mutant) -> str:
     """The mutated source of ``mutant.module`` (the edit applied once)."""
     real = importlib.import_module(mutant.module)
     source = inspect.getsource(real)
-    lo, hi = _scope_span(source, mutant.scope) if mutant.scope else (0, len(source))
-    return source[:lo] + _replace_once(source[lo:hi], mutant) + source[hi:]
+    for edit in (mutant, *mutant.also):
+        lo, hi = _scope_span(source, edit.scope) if edit.scope else (0, len(source))
+        source = source[:lo] + _replace_once(source[lo:hi], edit) + source[hi:]
+    return source
 
 
 @functools.cache
