@@ -28,6 +28,7 @@ MODULES = tuple(f"{MACHINE}.{m}" for m in
 #: where each edited function or class lives
 HOME = {"MachineMove": "oracle", "judge": "oracle", "_resolve_names": "description",
         "_single_illegal": "operations", "_immediate_illegal": "operations",
+        "reserved_write": "operations",
         "effects": "semantics", "Imm": "locations", "holds": "locations"}
 
 
@@ -140,6 +141,12 @@ MUTANTS = [
        "half of a 128-bit constant passes",
        {"machine": "x86-64", "moves": [[["rdx", "rbx"], {"imm": 7}]],
         "sequence": [["mov", "rdx", {"imm": 7}], ["mov", "rbx", {"imm": 3}]]}),
+    _m("reserved_write_forgotten", "reserved_write",
+       "    hit = set(written_units(m, op)) & m.reserved_units()", "    hit = set()",
+       "a sequence may write a reserved register: the frame pointer borrowed as a swap "
+       "scratch (and given back) passes",
+       {"machine": "x86-64", "moves": [["rax", "rbx"], ["rbx", "rax"]],
+        "sequence": [["swap", "rax", "rbp"], ["swap", "rbp", "rbx"], ["swap", "rax", "rbp"]]}),
     _m("immediate_bits_forgotten", "_immediate_illegal",
        "    limit = m.immediate_limit(where)", "    limit = None",
        "a 64-bit constant stored straight to a slot passes on x86-64 (mov m64 takes imm32)",

@@ -179,6 +179,10 @@ ILLEGAL = [
                                            "i64"]]}),
     ("pair_move_lacking", {"machine": "riscv64", "moves": [[["a0", "a1"], ["a2", "a3"]]],
                            "sequence": [["mov", ["a0", "a1"], "fa0"]]}),
+    # profiles: the frame pointer borrowed as a swap scratch (and given back)
+    ("writes_reserved", {"machine": "x86-64", "moves": [["rax", "rbx"], ["rbx", "rax"]],
+                         "sequence": [["swap", "rax", "rbp"], ["swap", "rbp", "rbx"],
+                                      ["swap", "rax", "rbp"]]}),
 ]
 
 # (name, request): bad input
@@ -252,4 +256,12 @@ BAD_INPUT = [
                                "moves": []}),
     ("machine_bad_immediate_bits", {"machine": {"classes": {"g": {"registers": ["a"]}},
                                                 "immediate_bits": {"reg": 0}}, "moves": []}),
+    # profiles (round 3)
+    ("reserved_in_move", {"machine": "x86-64", "moves": [["rsp", "rax"]]}),
+    ("reserved_as_temp", {"machine": "x86-64", "moves": [["rax", "rbx"]], "temps": ["rbp"]}),
+    ("machine_reserved_unknown", {"machine": {"classes": {"g": {"registers": ["a"]}},
+                                              "reserved": ["sp"]}, "moves": []}),
+    ("machine_scratch_reserved", {"machine": {"classes": {"g": {"registers": ["a", "b"]}},
+                                              "reserved": ["a"], "scratch": ["a"]},
+                                  "moves": []}),
 ]

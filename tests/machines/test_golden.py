@@ -82,6 +82,7 @@ GOLDEN_ILLEGAL = {
     'unknown_type': '{"ok": false, "length": 1, "reason": "operation #0: unknown type \\"f80\\" on x86-64; its types are i32, i64, f32, f64, v128: name one of them, or drop the type for an untyped value that fills its locations", "operation": 0}',
     'typed_list_too_wide': '{"ok": false, "length": 1, "reason": "operation #0: mov.i64 [r0, r1, r4], [r2, r3, r5]: the list [r0, r1, r4] has width 3, but a typed operation on a list moves it part by part, so the list must be exactly as wide as i64 (2)", "operation": 0}',
     'pair_move_lacking': '{"ok": false, "length": 1, "reason": "operation #0: mov [a0, a1], fa0 pairs a list of 2 part(s) with a single location; a list operand is moved part by part, so the other side must be a list of as many parts", "operation": 0}',
+    'writes_reserved': '{"ok": false, "length": 3, "reason": "operation #0: swap rax, rbp writes rbp, which x86-64 reserves (reserved: rsp, rbp); a sequence never writes a reserved register", "operation": 0}',
 }
 
 GOLDEN_BAD = {
@@ -104,7 +105,7 @@ GOLDEN_BAD = {
     'unknown_field': '{"error": "line 1: unknown field(s) \'cost\'; a machine request has id, machine, moves, temps, preserve, sequence"}',
     'unknown_preset': '{"error": "line 1: unknown machine \'z80\'; the presets are x86-64, aarch64, riscv64, armv7-vfp (or give a machine object, docs/machines.md)"}',
     'machine_not_object': '{"error": "line 1: \\"machine\\": must be a preset name (x86-64, aarch64, riscv64, armv7-vfp) or a machine object, not 5"}',
-    'machine_unknown_field': '{"error": "line 1: \\"machine\\": a machine object has unknown field(s) \'regs\'; it has name, source, classes, aliases, stack, swap, mem_to_mem, immediate_to, cross_class, cost, unit_bits, types, immediate_bits, pair_moves"}',
+    'machine_unknown_field': '{"error": "line 1: \\"machine\\": a machine object has unknown field(s) \'regs\'; it has name, source, classes, aliases, stack, swap, mem_to_mem, immediate_to, cross_class, cost, unit_bits, types, immediate_bits, pair_moves, reserved, scratch"}',
     'machine_no_classes': '{"error": "line 1: \\"machine\\": missing \\"classes\\": {\\"NAME\\": {\\"registers\\": [...], \\"width\\": W}, ...}"}',
     'machine_duplicate_name': '{"error": "line 1: \\"machine\\": \'a\' is declared twice (class \'g\' and class \'h\')"}',
     'machine_slot_clash': '{"error": "line 1: \\"machine\\": slot \'s0\' is declared twice (class \'s\' and the stack) (a machine whose registers use s-names names its slots otherwise: \\"names\\": [\\"m0\\", \\"m1\\", ...])"}',
@@ -129,6 +130,10 @@ GOLDEN_BAD = {
     'machine_type_bad_class': '{"error": "line 1: \\"machine\\": type \'i64\': \'fpr\' is not a class of this machine (its classes: g)"}',
     'machine_bad_pair_move': '{"error": "line 1: \\"machine\\": pair move #0: \'x\' is neither a class of this machine nor \\"mem\\""}',
     'machine_bad_immediate_bits': '{"error": "line 1: \\"machine\\": \\"immediate_bits\\": \'reg\' must be a whole number in 1..65536, not 0"}',
+    'reserved_in_move': '{"error": "line 1: move rsp <- rax: rsp is reserved on x86-64 (reserved: rsp, rbp); a move or temporary never names a reserved register"}',
+    'reserved_as_temp': '{"error": "line 1: temporary rbp: rbp is reserved on x86-64 (reserved: rsp, rbp); a move or temporary never names a reserved register"}',
+    'machine_reserved_unknown': '{"error": "line 1: \\"machine\\": \\"reserved\\": \'sp\' is not a register of machine"}',
+    'machine_scratch_reserved': '{"error": "line 1: \\"machine\\": \\"scratch\\": \'a\' overlaps the reserved register \'a\'; a reserved register is never written, so it cannot be a scratch"}',
 }
 
 

@@ -242,14 +242,81 @@ def test_verified_machines_show(name):
 @pytest.mark.parametrize("args, message", [
     (("show", "z80"), "verified machines: error: unknown machine 'z80'; the presets are "
      "x86-64, aarch64, riscv64, armv7-vfp (or give a machine object, docs/machines.md)\n"),
-    (("show",), "verified machines: error: show needs a NAME, one of x86-64, aarch64, "
-     "riscv64, armv7-vfp\n"),
+    (("show",), "verified machines: error: show needs a NAME or FILE, one of x86-64, "
+     "aarch64, riscv64, armv7-vfp\n"),
+    (("derive", "x86-64"), "verified machines: error: derive needs -o FILE.json (or -o - "
+     "for stdout)\n"),
+    (("derive", "z80", "-o", "-"), "verified machines: error: unknown machine 'z80'; the "
+     "presets are x86-64, aarch64, riscv64, armv7-vfp (or give a machine object, "
+     "docs/machines.md)\n"),
+    (("derive", "x86-64", "--reserve", "eax", "-o", "-"), "verified machines: error: "
+     "\"machine\": \"reserved\": 'eax' is not a register of x86-64-profile\n"),
+    (("derive", "x86-64", "--reserve", "rsp", "r11", "-o", "-"), "verified machines: error: "
+     "\"machine\": \"scratch\": 'r11' overlaps the reserved register 'r11'; a reserved "
+     "register is never written, so it cannot be a scratch\n"),
+    (("derive", "riscv64", "--types", "v128", "-o", "-"), "verified machines: error: "
+     "--types: riscv64 has no type 'v128'; its types are i32, i64, f32, f64\n"),
+    (("show", "x86-64", "--reserve", "rsp"), "verified machines: error: --reserve goes with "
+     "`verified machines derive`\n"),
+    (("show", "no-such-file.json"), "verified machines: error: cannot read "
+     "no-such-file.json: No such file or directory\n"),
     (("list", "x86-64"), "verified machines: error: list takes no NAME (did you mean "
      "`verified machines show x86-64`?)\n"),
 ])
 def test_verified_machines_bad_use(args, message):
     p = run("machines", *args)
     assert (p.returncode, p.stdout, p.stderr) == (2, "", message)
+
+
+def test_derive_writes_a_profile_that_show_prints_and_check_takes(tmp_path):
+    out = tmp_path / "quick.json"
+    p = run("machines", "derive", "x86-64", "--reserve", "rsp", "rbp", "r12", "--scratch",
+            "r11", "xmm15", "m7", "--types", "i64", "f64", "-o", str(out))
+    assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
+    obj = json.loads(out.read_text())
+    assert obj["name"] == "x86-64-profile" and obj["reserved"] == ["rsp", "rbp", "r12"]
+    assert obj["scratch"] == ["r11", "xmm15", "m7"] and list(obj["types"]) == ["i64", "f64"]
+    assert obj["source"].startswith("a profile derived from the preset x86-64 by "
+                                    "`verified machines derive`; the preset's source: Intel")
+    shown = run("machines", "show", str(out))
+    assert shown.returncode == 0 and json.loads(shown.stdout) == obj
+    # the profile is a machine: r12 is now reserved, f32 is no type of it
+    line = json.dumps({"machine": obj, "moves": [["r12", "rax"]], "sequence": []})
+    c = subprocess.run([sys.executable, "-m", "verified.cli", "check"], input=line,
+                       capture_output=True, text=True, timeout=120)
+    assert c.returncode == 2 and "r12 is reserved on x86-64-profile" in c.stdout
+    line = json.dumps({"machine": obj, "moves": [["xmm0", "m0", "f32"]], "sequence": []})
+    c = subprocess.run([sys.executable, "-m", "verified.cli", "check"], input=line,
+                       capture_output=True, text=True, timeout=120)
+    assert c.returncode == 2 and 'unknown type \\"f32\\" on x86-64-profile' in c.stdout
+
+
+def test_derive_to_stdout_and_show_of_a_bad_file(tmp_path):
+    p = run("machines", "derive", "aarch64", "--reserve", "--name", "no-reserve", "-o", "-")
+    assert p.returncode == 0 and p.stderr == ""
+    obj = json.loads(p.stdout)
+    assert obj["name"] == "no-reserve" and "reserved" not in obj
+    assert obj["scratch"] == ["x16", "x17", "v31", "m7"]   # the preset's own
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    p = run("machines", "show", str(bad))
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith(f"verified machines: error: {bad} is not JSON: ")
+    bad.write_text('{"classes": {}, "reserved": ["rsp"]}')
+    p = run("machines", "show", str(bad))
+    assert (p.returncode, p.stderr) == (2, f"verified machines: error: {bad}: \"machine\": "
+                                        "\"reserved\": 'rsp' is not a register of machine\n")
+
+
+def test_presets_reserve_what_their_abis_reserve():
+    want = {"x86-64": (("rsp", "rbp"), ("r11", "xmm15", "m7")),
+            "aarch64": (("x18", "x29"), ("x16", "x17", "v31", "m7")),
+            "riscv64": (("s0",), ("t5", "t6", "ft11", "m7")),
+            "armv7-vfp": (("r9", "r11"), ("r12", "d7", "m7"))}
+    for name, (reserved, scratch) in want.items():
+        m = M.preset(name)
+        assert (m.reserved, m.scratch) == (reserved, scratch)
+        assert "Profile (round 3)" in m.source
 
 
 def test_a_one_part_list_is_its_single_location():

@@ -146,7 +146,8 @@ def operations(mm: M.MachineMove) -> list:
             op = M.MMov(p, s, t)
             if M.illegal(m, op) is None and op not in ops:
                 ops.append(op)
-    return ops
+    # a profile's reserved registers are never written
+    return [op for op in ops if M.reserved_write(m, op) is None]
 
 
 def search(mm: M.MachineMove, preserve: str = "all",

@@ -157,6 +157,8 @@ class Frame:
     legal: Callable[[Op], bool]
     #: ``cost(op) -> number``
     cost: Callable[[Op], float]
+    #: names the machine's profile keeps free for shuffling (preferred scratch)
+    scratch: frozenset = frozenset()
 
     @property
     def units(self) -> list:
@@ -357,11 +359,13 @@ class _Run:
     def _scratch_order(self, regs: list[Place], want: tuple) -> list[Place]:
         """Scratch candidates: a pending destination that wants these very
         values first (the copy is progress), then goal-free registers
-        (temporaries), then the rest."""
-        def rank(r: Place) -> int:
+        (temporaries; the machine profile's ``scratch`` first), then the
+        rest."""
+        def rank(r: Place) -> tuple:
             if any(j.dst is r and j.want == want for j in self.jobs):
-                return 0
-            return 1 if not any(u in self.goal for u in r.units) else 2
+                return (0, 0)
+            free = not any(u in self.goal for u in r.units)
+            return (1 if free else 2, r.name not in self.f.scratch)
         return sorted(regs, key=rank)
 
     # -- step 1: ready jobs -------------------------------------------------
@@ -444,7 +448,7 @@ class _Run:
         keeping mov: a place that holds no copy of a needed value first (a
         copy there is an earlier park's work), then a register of its
         class, then any register, then a slot; goal-free places
-        (temporaries) before dead destinations."""
+        (temporaries) before dead destinations, the profile's scratch first."""
         cands, needed = [], self._needed()
         for p in self.f.places:
             if p.width != src.width or set(p.units) & set(src.units + avoid):
@@ -454,8 +458,9 @@ class _Run:
                 continue
             rank = 0 if p.kind == "reg" and p.cls == src.cls else 1 if p.kind == "reg" else 2
             cands.append((self._holds_needed(p, needed), rank,
-                          0 if not any(u in self.goal for u in p.units) else 1, p))
-        cands.sort(key=lambda c: c[:3])
+                          0 if not any(u in self.goal for u in p.units) else 1,
+                          p.name not in self.f.scratch, p))
+        cands.sort(key=lambda c: c[:4])
         return cands[0][-1] if cands else None
 
     def break_cycle(self) -> bool:
@@ -839,7 +844,10 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
         if k not in legal_cache:
             _, a, b = op
             mixed = isinstance(b, Place) and a.typ and b.typ and a.typ != b.typ
-            legal_cache[k] = not mixed and _m.illegal(machine, to_mop(op)) is None
+            mop = to_mop(op)
+            # the profile's reserved registers are never written
+            legal_cache[k] = not mixed and _m.illegal(machine, mop) is None and \
+                _m.reserved_write(machine, mop) is None
         return legal_cache[k]
 
     def cost(op: Op) -> float:
@@ -848,7 +856,7 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
             cost_cache[k] = _m.op_cost(machine, to_mop(op))
         return cost_cache[k]
 
-    return Frame(places, legal, cost)
+    return Frame(places, legal, cost, frozenset(machine.scratch))
 
 
 def _request_place(frame: Frame, loc: "_m.MLoc", w: int,

@@ -179,6 +179,10 @@ def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIR
         obj["types"] = {t: {**e, "classes": [c for c in e["classes"] if c in classes]}
                         for t, e in full["types"].items()
                         if e["stack"] or any(c in classes for c in e["classes"])}
+    for key in ("reserved", "scratch"):   # a profile names only what is kept
+        if key in full:
+            obj[key] = [r for r in full[key] if r in keep or r in {
+                x for g in obj["stack"] for x in g["names"]}]
     if "pair_moves" in full:
         obj["pair_moves"] = [p for p in full["pair_moves"]
                              if p["pair"] in classes and p["with"] in (*classes, "mem")]
@@ -190,7 +194,7 @@ def sites(m: Machine, temps: Sequence[str] = (), pairs: bool = True) -> list[Sit
     with ``pairs`` the adjacent pairs of the first class (``[r0, r1]``,
     ``[r1, r2]``, ...), then slots, then the immediate.  A location that
     overlaps a temporary is left out (the moves may not touch one)."""
-    avoid = {u for t in temps for u in m.lookup(t).units}
+    avoid = {u for t in temps for u in m.lookup(t).units} | m.reserved_units()
     out = [site(m, Place((r,))) for r in m.registers()]
     if pairs and m.classes:
         first = m.classes[0].registers

@@ -37,7 +37,7 @@ from .locations import (
     value_type, values, width)
 from .operations import (
     OP_CLASSES, MMov, MOperation, MSwap, classify, cost, format_mop, illegal, op_cost,
-    pair_move, parse_op, parts)
+    pair_move, parse_op, parts, reserved_write, written_units)
 from .oracle import (
     MACHINE_REQUEST_KEYS, MachineMove, MachineOptimum, MachineRequest, MachineVerdict,
     check_machine_request, format_move, implements, judge, parse_machine_request,
@@ -52,7 +52,7 @@ __all__ = [
     "KINDS", "Imm", "MLoc", "Place", "class_of", "classes_of", "holds", "imm_fits", "kind",
     "parse_loc", "units", "value_type", "values", "width",
     "OP_CLASSES", "MMov", "MOperation", "MSwap", "classify", "cost", "format_mop", "illegal",
-    "op_cost", "pair_move", "parse_op", "parts",
+    "op_cost", "pair_move", "parse_op", "parts", "reserved_write", "written_units",
     "Effect", "MState", "effects", "execute", "step",
     "MACHINE_REQUEST_KEYS", "MachineMove", "MachineOptimum", "MachineRequest",
     "MachineVerdict", "check_machine_request", "format_move", "implements", "judge",

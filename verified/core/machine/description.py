@@ -27,7 +27,7 @@ IMMEDIATE_KINDS = ("reg", "mem")
 COST_KEYS = ("mov", "load", "store", "swap", "imm")
 MACHINE_KEYS = ("name", "source", "classes", "aliases", "stack", "swap", "mem_to_mem",
                 "immediate_to", "cross_class", "cost", "unit_bits", "types",
-                "immediate_bits", "pair_moves")
+                "immediate_bits", "pair_moves", "reserved", "scratch")
 TYPE_KEYS = ("width", "classes", "stack")
 PAIR_KEYS = ("pair", "with")
 CLASS_KEYS = ("registers", "width", "swap", "immediate")
@@ -150,6 +150,10 @@ class Machine:
     #: (kind, bits): the widest immediate one mov writes into a "reg" / "mem"
     immediate_bits: tuple[tuple[str, int], ...] = ()
     pair_moves: tuple[PairMove, ...] = ()
+    #: a profile: registers no case names and no sequence writes
+    reserved: tuple[str, ...] = ()
+    #: a profile: the registers (and slots) a compiler keeps free for shuffling
+    scratch: tuple[str, ...] = ()
     _names: Mapping[str, Reg] = field(default_factory=dict, compare=False, repr=False)
     #: unit -> the first name whose only unit it is (how a unit is reported)
     _owner_of: Mapping[Unit, str] = field(default_factory=dict, compare=False, repr=False)
@@ -192,6 +196,10 @@ class Machine:
         """The type called ``name``, or None."""
         return next((t for t in self.types if t.name == name), None)
 
+    def reserved_units(self) -> frozenset[Unit]:
+        """The units of every reserved register."""
+        return frozenset(u for r in self.reserved for u in self._names[r].units)
+
     def immediate_limit(self, where: str) -> int | None:
         """The widest immediate (bits) one mov writes into ``where`` ("reg"
         or "mem"), or None (no limit stated)."""
@@ -233,6 +241,10 @@ class Machine:
             out["immediate_bits"] = dict(self.immediate_bits)
         if self.pair_moves:
             out["pair_moves"] = [{"pair": p.pair, "with": p.other} for p in self.pair_moves]
+        if self.reserved:
+            out["reserved"] = list(self.reserved)
+        if self.scratch:
+            out["scratch"] = list(self.scratch)
         return out
 
 
@@ -412,7 +424,9 @@ def machine_from_json(obj: object) -> Machine:
                 _flag(obj.get("cross_class", False), '"cross_class"'), cost, source,
                 unit_bits, _parse_types(obj.get("types", {}), class_names),
                 _parse_immediate_bits(obj.get("immediate_bits", {})),
-                _parse_pairs(obj.get("pair_moves", []), class_names))
+                _parse_pairs(obj.get("pair_moves", []), class_names),
+                _name_list(obj.get("reserved", []), '"reserved"'),
+                _name_list(obj.get("scratch", []), '"scratch"'))
     names = _resolve_names(m)
     owner_of: dict[Unit, str] = {}
     for reg in names.values():
@@ -422,7 +436,31 @@ def machine_from_json(obj: object) -> Machine:
     object.__setattr__(m, "_owner_of", owner_of)
     object.__setattr__(m, "_units", tuple(dict.fromkeys(
         u for reg in names.values() for u in reg.units)))
+    _check_profile(m, names)
     return m
+
+
+def _name_list(obj: object, what: str) -> tuple[str, ...]:
+    if not isinstance(obj, list) or len(set(map(str, obj))) != len(obj):
+        raise _bad(f"{what} must be a list of distinct register names, not {_short(obj)}")
+    return tuple(_name(n, f"a name in {what}") for n in obj)
+
+
+def _check_profile(m: Machine, names: Mapping[str, Reg]) -> None:
+    """``reserved`` names registers, ``scratch`` registers or slots, and no
+    scratch location overlaps a reserved register."""
+    for r in m.reserved:
+        if r not in names or names[r].kind != "reg":
+            raise _bad(f'"reserved": {r!r} is not a register of {m.name}')
+    for r in m.scratch:
+        if r not in names:
+            raise _bad(f'"scratch": {r!r} is not a register or slot of {m.name}')
+    held = {u: r for r in m.reserved for u in names[r].units}
+    for r in m.scratch:
+        clash = next((held[u] for u in names[r].units if u in held), None)
+        if clash is not None:
+            raise _bad(f'"scratch": {r!r} overlaps the reserved register {clash!r}; a '
+                       f"reserved register is never written, so it cannot be a scratch")
 
 
 def _resolve_names(m: Machine) -> dict[str, Reg]:

@@ -14,7 +14,8 @@ from typing import Iterable, Union
 
 from ..semantics import PreconditionError
 from .description import Machine, PairMove, ValueType, _short
-from .locations import Imm, MLoc, Place, holds, imm_fits, kind, parse_loc, value_type, width
+from .locations import (Imm, MLoc, Place, holds, imm_fits, kind, parse_loc, units, value_type,
+                        width)
 
 
 @dataclass(frozen=True)
@@ -264,6 +265,25 @@ def illegal(m: Machine, op: MOperation) -> str | None:
         if reason is not None:
             return reason if len(split) == 1 else f"{format_mop(op)}: part {reason}"
     return None
+
+
+def written_units(m: Machine, op: MOperation) -> tuple:
+    """Every unit ``op`` writes (a typed operation's whole destination: the
+    rest becomes undefined)."""
+    locs = (op.dst,) if isinstance(op, MMov) else (op.a, op.b)
+    return tuple(u for loc in locs for u in units(m, loc))
+
+
+def reserved_write(m: Machine, op: MOperation) -> str | None:
+    """Why ``op`` breaks the machine's profile (it writes a reserved
+    register), or None.  The machine has the operation (``illegal`` says
+    so); the profile forbids it, so it is a wrong sequence too."""
+    hit = set(written_units(m, op)) & m.reserved_units()
+    if not hit:
+        return None
+    name = next(r for r in m.reserved if set(m.lookup(r).units) & hit)
+    return (f"{format_mop(op)} writes {name}, which {m.name} reserves (reserved: "
+            f"{', '.join(m.reserved)}); a sequence never writes a reserved register")
 
 
 def op_cost(m: Machine, op: MOperation) -> int:

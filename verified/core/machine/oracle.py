@@ -14,12 +14,23 @@ from ..oracle import Verdict, check_contract
 from ..semantics import PreconditionError
 from .description import UNDEFINED, Machine, Unit, Value, _short, machine
 from .locations import Imm, MLoc, Place, holds, imm_fits, parse_loc, units, value_type, values, width
-from .operations import MOperation, cost, illegal, parse_op
+from .operations import MOperation, cost, illegal, parse_op, reserved_write
 from .semantics import MState, execute
 
 
 def format_move(dst: MLoc, src: MLoc, typ: str | None = None) -> str:
     return f"{dst} <- {src}" + (f" ({typ})" if typ else "")
+
+
+def _not_reserved(m: Machine, locs: tuple, what: str) -> None:
+    """A request never names a reserved register (bad input)."""
+    reserved = m.reserved_units()
+    for loc in locs:
+        if isinstance(loc, Place) and set(units(m, loc)) & reserved:
+            name = next(r for r in m.reserved if set(m.lookup(r).units) & set(units(m, loc)))
+            raise PreconditionError(
+                f"{what}: {name} is reserved on {m.name} (reserved: {', '.join(m.reserved)}); "
+                f"a move or temporary never names a reserved register")
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,7 @@ class MachineMove:
                 t = value_type(m, pair[2]) if len(pair) == 3 else None
             except PreconditionError as e:
                 raise PreconditionError(f"move #{i} {_short(pair)}: {e}") from None
+            _not_reserved(m, (dst, src), f"move {format_move(dst, src)}")
             wd, ws = width(m, dst), width(m, src)
             typ = None if t is None else t.name
             if t is not None:
@@ -89,6 +101,7 @@ class MachineMove:
                 place = parse_loc(m, t, allow_imm=False)
             except PreconditionError as e:
                 raise PreconditionError(f"temporary {_short(t)}: {e}") from None
+            _not_reserved(m, (place,), f"temporary {place}")
             for u in units(m, place):
                 if u in touched:
                     users = [format_move(d, s) for d, s in pairs
@@ -185,7 +198,7 @@ def read_machine_sequence(m: Machine, raw: object) -> "list[MOperation] | Machin
             op = parse_op(m, value)
         except PreconditionError as e:
             return MachineVerdict(False, len(raw), reason=f"operation #{i}: {e}", op_index=i)
-        reason = illegal(m, op)
+        reason = illegal(m, op) or reserved_write(m, op)
         if reason is not None:
             return MachineVerdict(False, len(raw), op_index=i,
                                   reason=f"operation #{i}: {reason}")
@@ -201,7 +214,7 @@ def implements(mm: MachineMove, ops: Sequence[MOperation], preserve: str = "all"
     check_contract(preserve)
     m = mm.machine
     for i, op in enumerate(ops):
-        reason = illegal(m, op)
+        reason = illegal(m, op) or reserved_write(m, op)
         if reason is not None:
             return MachineVerdict(False, len(ops), op_index=i,
                                   reason=f"operation #{i}: {reason}")
