@@ -76,6 +76,18 @@ MUTANTS: list[Mutant] = [
        "(per-unit effect and legality vs the Python oracle) refutes it"),
 ]
 
+# Round 4's planted bugs (issue 22), one per class of the audit's misses;
+# each names the claim that catches it as a verdict
+MUTANTS += [
+    _m("proofs_leroy_loop_redirects_top", "proofs.leroy", "rule", "leroy",
+       "Ss=O.store(st.Ss, 0, t))", "Ss=O.store(st.Ss, top, t))",
+       "class 5 (a catch that was a crash): Leroy's loop rule redirects the top of "
+       "sigma, not its bottom, to the temporary.  Written into proofs/leroy.py by hand, "
+       "the edit also removes the text proofs_leroy_loop_ghost targets: the run used "
+       "to abort ('occurs 0 times'); now 'Leroy rule loop' is refuted and the ghost "
+       "mutant's row says 'mutant could not apply' (exit 2)"),
+]
+
 # Leroy's planted bugs live with Leroy's model (mutants/leroy.py)
 from .leroy import PROOF as _LEROY  # noqa: E402
 

@@ -15,6 +15,12 @@ its dict says ``"expect": "counterexample"``, as a mutant's does).
 A row must be backed by its evidence (``proofs.common.evidence_problem``):
 "proved" needs a proved Z3 query in the row's ledger and no enumeration,
 "enumerated" an enumeration; a row that is not is reported as failed.
+
+Exit status: 0 every claim as expected; 1 some claim not as expected (a
+catch is only ever this: a claim's verdict); 2 a planted bug the run
+uses (or ``--mutant NAME``) could not be applied by the mutant engine
+("mutant could not apply": a broken catalogue entry, reported apart from
+the verdicts, which the table still shows), or bad arguments.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ import traceback
 from pathlib import Path
 
 import proofs
-from proofs.common import evidence_problem
+from mutants import MutantDoesNotApply
+from proofs.common import NOT_APPLIED, evidence_problem
 
 #: modules that are not proof modules
 _SKIP = {"__main__", "crosshair_run", "crosshair_targets"}
@@ -61,6 +68,9 @@ def collect(names: list[str], quick: bool, moonshot: bool = False) -> tuple[list
             kwargs = {k: v for k, v in (("quick", quick), ("moonshot", moonshot))
                       if k in params}
             got = fn(**kwargs)
+        except MutantDoesNotApply as e:  # loud, but not a verdict: see not_applied
+            errors.append(f"proofs.{name}: {NOT_APPLIED}: {e}")
+            continue
         except Exception:
             errors.append(f"proofs.{name}.claims() raised\n{traceback.format_exc()}")
             continue
@@ -134,6 +144,20 @@ def largest_n(rows: list[dict]) -> dict[str, int]:
     return best
 
 
+def not_applied(rows: list[dict], errors: list[str]) -> list[str]:
+    """The planted bugs the run could not apply (rows and module errors)."""
+    return ([f"{r['claim']}: {r.get('detail', '')}" for r in rows if r["result"] == NOT_APPLIED]
+            + [e for e in errors if NOT_APPLIED in e])
+
+
+def exit_status(rows: list[dict], errors: list[str]) -> int:
+    """2 when a mutant could not apply, else 1 when a claim is not as
+    expected or a module failed, else 0."""
+    if not_applied(rows, errors):
+        return 2
+    return 1 if errors or any(failed(r) for r in rows) else 0
+
+
 def failed(r: dict) -> bool:
     """A row that is not as expected, or not backed by its evidence."""
     return r["result"] != r["expect"] or bool(r.get("problem"))
@@ -150,7 +174,7 @@ def install_mutant(name: str):
     from mutants.proofs import BY_NAME
 
     m = BY_NAME[name]
-    ns = vars(mutants.load(m))
+    ns = vars(mutants.load(m))  # MutantDoesNotApply: main exits 2
     real = _il.import_module(m.module)
     swap = {id(v): ns[k] for k, v in vars(real).items()
             if callable(v) and k in ns and ns[k] is not v}
@@ -172,7 +196,7 @@ def run_mutants(names: list[str], quick: bool) -> int:
     from mutants.proofs import MUTANTS
 
     chosen = [m for m in MUTANTS if not names or m.name in names]
-    missed = 0
+    missed = unapplied = 0
     print("| mutant | proof modules | caught by (claim: result) | wall s |")
     print("|---|---|---|---|")
     for m in chosen:
@@ -187,8 +211,11 @@ def run_mutants(names: list[str], quick: bool) -> int:
             rows = json.loads(out.stdout.split("\n#JSON\n", 1)[1])
         except (IndexError, ValueError):
             pass
-        bad = [r for r in rows if failed(r)]
-        if out.returncode == 1 and bad:
+        bad = [r for r in rows if failed(r) and r["result"] != NOT_APPLIED]
+        if out.returncode == 2:
+            unapplied += 1
+            caught = f"{NOT_APPLIED} (exit 2) {out.stderr[-300:]}"
+        elif out.returncode == 1 and bad:
             r = bad[0]
             why = r.get("problem") or r["result"]
             caught = f"{r['claim']} (n = {'all' if r['n'] is None else r['n']}): {why}"
@@ -197,8 +224,9 @@ def run_mutants(names: list[str], quick: bool) -> int:
             caught = f"NOT CAUGHT (exit {out.returncode}) {out.stderr[-300:]}"
         print(f"| {m.name} | {m.entry} | {caught} | {time.perf_counter() - t0:.1f} |",
               flush=True)
-    print(f"\n{len(chosen) - missed} of {len(chosen)} proofs mutants caught")
-    return 1 if missed else 0
+    print(f"\n{len(chosen) - missed - unapplied} of {len(chosen)} proofs mutants caught"
+          + (f", {unapplied} could not apply" if unapplied else ""))
+    return 2 if unapplied else 1 if missed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,7 +247,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.mutants is not None:
         return run_mutants([x for x in args.mutants.split(",") if x], args.quick)
     if args.mutant:
-        install_mutant(args.mutant)
+        from mutants.proofs import BY_NAME
+        if args.mutant not in BY_NAME:
+            print(f"no proofs mutant named {args.mutant}; have {', '.join(BY_NAME)}",
+                  file=sys.stderr)
+            return 2
+        try:
+            install_mutant(args.mutant)
+        except MutantDoesNotApply as e:
+            print(f"{NOT_APPLIED}: {e}", file=sys.stderr)
+            return 2
     names = proof_modules()
     if args.only:
         wanted = args.only.split(",")
@@ -251,10 +288,14 @@ def main(argv: list[str] | None = None) -> int:
     bad = [r for r in rows if failed(r)]
     total = sum(r["seconds"] for r in rows)
     wall = time.perf_counter() - t0
-    print(f"\n{len(rows)} claims, {len(bad)} not as expected, "
-          f"{total:.1f} s solver time, {wall:.1f} s wall")
+    unapplied = not_applied(rows, errors)
+    print(f"\n{len(rows)} claims, {sum(r['result'] != NOT_APPLIED for r in bad)} not as expected, "
+          f"{total:.1f} s solver time, {wall:.1f} s wall"
+          + (f"; {len(unapplied)} planted bug(s): {NOT_APPLIED} (exit 2)" if unapplied else ""))
     for e in errors:
         print(e, file=sys.stderr)
+    for u in unapplied:
+        print(f"{NOT_APPLIED}: {u}", file=sys.stderr)
     if args.markdown:
         Path(args.markdown).write_text(markdown(rows, total, wall, args.quick))
         print(f"wrote {args.markdown}", file=sys.stderr)
@@ -263,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "wall": round(wall, 1),
                                                "quick": args.quick}, indent=1))
-    return 1 if bad or errors else 0
+    return exit_status(rows, errors)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ import z3
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 VACUOUS, ENUMERATED, TESTED = "vacuous", "enumerated", "tested"
+#: a planted bug's row whose edit no longer applies to today's source (a
+#: broken catalogue entry: ``python -m proofs`` exits 2, never a catch)
+NOT_APPLIED = "mutant could not apply"
 #: the older name of REFUTED (the same string)
 COUNTEREXAMPLE = REFUTED
 #: results that fail a claim expected to be proved / enumerated / tested
@@ -66,6 +69,16 @@ class Ledger:
         r = solver.check(*assumptions)
         self.seconds += time.perf_counter() - t
         return r
+
+    def absorb(self, other: "Ledger") -> None:
+        """Add what ``other`` recorded to this ledger."""
+        self.seconds += other.seconds
+        for k, v in other.counts.items():
+            self.counts[k] = self.counts.get(k, 0) + v
+        self.witnesses += [w for w in other.witnesses if w not in self.witnesses]
+        self.vacuous += other.vacuous
+        self.enumerated += other.enumerated
+        self.tested += other.tested
 
     def record(self, result: str) -> str:
         self.counts[result] = self.counts.get(result, 0) + 1
@@ -266,10 +279,32 @@ def row(text: str, n: int | None, ledger: Ledger, kind: str = PROVED,
                  expect=expect or kind, detail=detail, ledger=ledger, **extra)
 
 
+def planted(text: str, n: int | None, mutant, ask: Callable[[object, Ledger], str],
+            kind: str = ENUMERATED, expect: str = REFUTED, load: str = "run",
+            **extra) -> dict:
+    """The row of a planted bug the proofs use: ``mutant`` (a
+    ``mutants.Mutant``) is applied by the one mutant engine
+    (``mutants.run``, or ``mutants.load`` with ``load="load"``), then
+    ``ask(loaded, ledger)`` asks the claim and returns its detail.  An edit
+    that no longer applies gives a NOT_APPLIED row (its error as detail),
+    never a crash of the module nor a refuted claim."""
+    import mutants
+
+    try:
+        loaded = getattr(mutants, load)(mutant)
+    except mutants.MutantDoesNotApply as e:
+        return claim(text, n, NOT_APPLIED, 0.0, expect=expect, detail=str(e), **extra)
+    led = Ledger()
+    detail = ask(loaded, led)
+    return row(text, n, led, kind=kind, expect=expect, detail=detail or "", **extra)
+
+
 def evidence_problem(r: dict) -> str:
     """Why a row's result is not backed by its evidence ("" when it is)."""
     ev = r.get("evidence")
     result = r["result"]
+    if result == NOT_APPLIED:
+        return f"mutant could not apply: {r.get('detail', '')}"
     if result not in (PROVED, ENUMERATED, TESTED):
         return ""
     if ev is None:

@@ -82,7 +82,8 @@ from typing import Any, Callable, Iterable
 
 import z3
 
-from .common import ENUMERATED, PROVED, REFUTED, TESTED, UNKNOWN, Ledger, claim, combine, prove, row, run_lemma
+from .common import (ENUMERATED, PROVED, REFUTED, TESTED, UNKNOWN, Ledger, claim, combine,
+                     planted, prove, row, run_lemma)
 
 # -- the two interpretations --------------------------------------------------
 
@@ -611,18 +612,18 @@ def mutant_claims() -> list[dict]:
     """Each planted bug of ``mutants/leroy.py`` ``PROOF``, loaded through
     the one mutant engine into a fresh copy of this module: its lemma
     must be refuted."""
-    import mutants
     from mutants.leroy import LEMMA, PROOF
 
-    rows = []
-    for m in PROOF:
-        ns, lem = mutants.load(m), LEMMA[m.name]
+    def ask(ns, led: Ledger, lem: str) -> str:
         make = ns.progress_queries if lem == "progress" else (
-            lambda L, ns=ns, name=lem: ns.rule_queries(name, L))
-        led = ns.check(make, expect_false=True)
-        rows.append(row(f"MUTANT {m.name}: {m.why} [unbounded, lemma {lem}]", None,
-                        led, expect=REFUTED))
-    return rows
+            lambda L: ns.rule_queries(lem, L))
+        led.absorb(ns.check(make, expect_false=True))
+        return ""
+
+    return [planted(f"MUTANT {m.name}: {m.why} [unbounded, lemma {LEMMA[m.name]}]", None, m,
+                    lambda ns, led, lem=LEMMA[m.name]: ask(ns, led, lem),
+                    kind=PROVED, load="load")
+            for m in PROOF]
 
 
 # -- rows: the refinement (enumerated and tested), the whole algorithm ---------
@@ -705,7 +706,6 @@ def refinement_claims(max_n: int, random_n: tuple, per_n: int, z3_cases: int) ->
 def whole_algorithm_claims(n: int) -> list[dict]:
     """Each output proved correct by the Z3 semantics, input by input
     (moved from proofs/parmove.py)."""
-    import mutants
     from mutants.core import BY_NAME
     from verified.algorithms import leroy as algo
     from verified.algorithms.optimum import moves_plus_cycles
@@ -722,10 +722,9 @@ def whole_algorithm_claims(n: int) -> list[dict]:
             f"exactly non-loop moves + cycles operations (inputs enumerated, each output "
             f"proved by Z3; {time.perf_counter() - t0:.1f} s wall)", n, led,
             kind=ENUMERATED, detail=cex, family=f"{name} (enumerated)"))
-    led = Ledger()
-    _, cex = exhaustive(mutants.run(BY_NAME["leroy_no_cycle"]), 3, "temp", 1, led)
-    rows.append(row("MUTANT leroy_no_cycle: bounded whole-algorithm check", 3, led,
-                    kind=ENUMERATED, expect=REFUTED, detail=cex))
+    rows.append(planted("MUTANT leroy_no_cycle: bounded whole-algorithm check", 3,
+                        BY_NAME["leroy_no_cycle"],
+                        lambda fn, led: exhaustive(fn, 3, "temp", 1, led)[1]))
     return rows
 
 

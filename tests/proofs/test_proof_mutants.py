@@ -28,6 +28,7 @@ CAUGHT_BY = {
     "proofs_leroy_pop_without_no_read": ("Leroy rule pop", "refuted"),
     "proofs_leroy_loop_saves_dst": ("Leroy rule loop", "refuted"),
     "proofs_leroy_no_loop": ("Leroy progress", "refuted"),
+    "proofs_leroy_loop_redirects_top": ("Leroy rule loop", "refuted"),
 }
 #: the ones whose proof modules take long even in --quick (the unbounded
 #: shuf lemmas, the parmove enumerations, Leroy's module); `make proofs`
