@@ -86,6 +86,25 @@ MUTANTS += [
        "the edit also removes the text proofs_leroy_loop_ghost targets: the run used "
        "to abort ('occurs 0 times'); now 'Leroy rule loop' is refuted and the ghost "
        "mutant's row says 'mutant could not apply' (exit 2)"),
+    # class 4: the harness's own claims, each with its twin
+    _m("proofs_main_timeout_proved", "proofs.common", "prove", "common",
+       "    if r != z3.unsat:\n        return ledger.record(UNKNOWN), None\n    checks",
+       "    if r != z3.unsat:\n        return ledger.record(PROVED), None\n    checks",
+       "class 4: a main query that times out counts as proved: caught by the harness "
+       "claim 'a proof whose main query times out is unknown'"),
+    _m("proofs_ledger_ignores_unknown", "proofs.common", "Ledger.result",
+       "common", "for bad in (REFUTED, VACUOUS, UNKNOWN):", "for bad in (REFUTED, VACUOUS):",
+       "class 4: Ledger.result ignores a timed-out query when others proved: caught by "
+       "the harness claim 'a ledger with proved queries and one unknown'"),
+    _m("proofs_runner_evidence_off", "proofs.__main__", "judge", "common",
+       "problem = evidence_problem(r)", "problem = \"\"",
+       "class 4: the runner's evidence check switched off (a hand-written 'proved' "
+       "passes): caught by the harness claim 'a row labelled proved by hand ... is "
+       "rejected by the runner' (it is not)"),
+    _m("proofs_witness_unchecked", "proofs.common", "prove", "common",
+       "        if rw == z3.unsat:\n", "        if rw == z3.unsat and not witnesses:\n",
+       "class 4: an unsatisfiable witness no longer makes a claim vacuous: caught by the "
+       "harness claim 'a proof with an unsatisfiable witness is vacuous'"),
 ]
 
 # Leroy's planted bugs live with Leroy's model (mutants/leroy.py)

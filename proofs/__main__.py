@@ -89,7 +89,10 @@ def table(rows: list[dict]) -> str:
     body = []
     for r in rows:
         result = r["result"]
-        if r.get("problem"):
+        if r.get("expect_rejected"):
+            result += (f" (rejected as expected: {r['problem']})" if r.get("problem")
+                       else " (FAILED: NOT REJECTED)")
+        elif r.get("problem"):
             result = f"{result} (FAILED: {r['problem']})"
         elif r["expect"] in ("refuted", "vacuous", "unknown"):
             mark = "expected" if result == r["expect"] else f"EXPECTED {r['expect'].upper()}"
@@ -122,7 +125,11 @@ def markdown(rows: list[dict], solver: float, wall: float, quick: bool) -> str:
         n = "all" if r["n"] is None else str(r["n"])
         text = r["claim"].replace("|", "\\|")
         result = r["result"] + (" (FAILED)" if failed(r) else "")
-        lines.append(f"| {r['module']} | {text} | {n} | {result} | {r['expect']} | "
+        expect = r["expect"]
+        if r.get("expect_rejected"):
+            result += " (rejected by the runner)" if r.get("problem") else ""
+            expect = "rejected"
+        lines.append(f"| {r['module']} | {text} | {n} | {result} | {expect} | "
                      f"{r['seconds']:.2f} |")
     best = largest_n(rows)
     if best:
@@ -144,6 +151,15 @@ def largest_n(rows: list[dict]) -> dict[str, int]:
     return best
 
 
+def judge(rows: list[dict]) -> None:
+    """Mark each row whose result its evidence does not back (a failure;
+    the harness's own forged row must be marked)."""
+    for r in rows:
+        problem = evidence_problem(r)
+        if problem:
+            r["problem"] = problem
+
+
 def not_applied(rows: list[dict], errors: list[str]) -> list[str]:
     """The planted bugs the run could not apply (rows and module errors)."""
     return ([f"{r['claim']}: {r.get('detail', '')}" for r in rows if r["result"] == NOT_APPLIED]
@@ -159,7 +175,10 @@ def exit_status(rows: list[dict], errors: list[str]) -> int:
 
 
 def failed(r: dict) -> bool:
-    """A row that is not as expected, or not backed by its evidence."""
+    """A row that is not as expected, or not backed by its evidence (a
+    harness row ``expect_rejected`` fails when it is *not* rejected)."""
+    if r.get("expect_rejected"):
+        return r["result"] != r["expect"] or not r.get("problem")
     return r["result"] != r["expect"] or bool(r.get("problem"))
 
 
@@ -176,8 +195,8 @@ def install_mutant(name: str):
     m = BY_NAME[name]
     ns = vars(mutants.load(m))  # MutantDoesNotApply: main exits 2
     real = _il.import_module(m.module)
-    swap = {id(v): ns[k] for k, v in vars(real).items()
-            if callable(v) and k in ns and ns[k] is not v}
+    changed = [k for k, v in vars(real).items() if callable(v) and k in ns and ns[k] is not v]
+    swap = {id(getattr(real, k)): ns[k] for k in changed}
     for mod in list(sys.modules.values()):
         name_ = getattr(mod, "__name__", "")
         if not (name_.startswith("proofs") or name_.startswith("verified")):
@@ -185,6 +204,13 @@ def install_mutant(name: str):
         for k, v in list(vars(mod).items()):
             if id(v) in swap:
                 setattr(mod, k, swap[id(v)])
+    # this runner itself runs as ``__main__``, a second copy of
+    # proofs.__main__: a mutant of the runner replaces its functions by name
+    main = sys.modules.get("__main__")
+    if m.module == "proofs.__main__" and getattr(main, "__spec__", None) is not None \
+            and main.__spec__.name == m.module:
+        for k in changed:
+            setattr(main, k, ns[k])
     return m
 
 
@@ -275,10 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 -= saved["wall"]
     else:
         rows, errors = collect(names, args.quick, args.moonshot)
-    for r in rows:  # a result its evidence does not back is a failure
-        problem = evidence_problem(r)
-        if problem:
-            r["problem"] = problem
+    judge(rows)
     print(table(rows))
     best = largest_n(rows)
     if best:

@@ -387,14 +387,23 @@ def pigeonhole(holes: int) -> list[z3.BoolRef]:
 
 
 # ---------------------------------------------------------------------------
-# The harness's own claims (rows of ``python -m proofs``): the two ways a
-# proof could pass vacuously are reported as such, on small synthetic queries.
+# The harness's own claims (rows of ``python -m proofs``), on small synthetic
+# queries: each way the harness could call something proved that is not
+# (a timeout, a vacuous hypothesis or witness, an unknown in the ledger, a
+# label written by hand) must come out as such.  Each has a planted twin in
+# mutants/proofs.py that the row catches.
 # ---------------------------------------------------------------------------
 
 
 def harness_claims() -> list[dict]:
     x = z3.Int("harness_x")
     rows = []
+    # a valid goal Z3 cannot show in 200 ms (no 10 pigeons in 9 holes):
+    # the main query times out, so the result is unknown
+    led = Ledger()
+    prove(z3.Not(z3.And(*pigeonhole(9))), [], 200, led)
+    rows.append(row("harness: a proof whose main query times out is unknown, never "
+                    "proved", None, led, expect=UNKNOWN))
     # hypotheses whose vacuity check cannot finish in 200 ms (pigeonhole
     # 10 -> 9): the goal itself is trivially valid, so only the vacuity
     # check stands between this and "proved"
@@ -411,6 +420,18 @@ def harness_claims() -> list[dict]:
           branches=True)
     rows.append(row("harness: a proof with an unreachable Implies branch is vacuous",
                     None, led, expect=VACUOUS))
+    # one claim, three queries: two proved, one timed out
+    led = Ledger()
+    prove(x > 0, [x > 1], 60_000, led)
+    prove(z3.Not(z3.And(*pigeonhole(9))), [], 200, led)
+    prove(x > -1, [x > 1], 60_000, led)
+    rows.append(row("harness: a ledger with proved queries and one unknown makes the "
+                    "claim unknown, never proved", None, led, expect=UNKNOWN))
+    # "proved" written by hand over a ledger with no query in it: the
+    # runner (python -m proofs, judge) must reject the row
+    rows.append(claim("harness: a row labelled proved by hand, with no Z3 query behind "
+                      "it, is rejected by the runner", None, PROVED, 0.0, ledger=Ledger(),
+                      expect_rejected=True))
     return rows
 
 

@@ -102,8 +102,12 @@ def test_harness_claims_are_as_expected():
     from proofs import common
 
     rows = common.claims()
-    assert [r["result"] for r in rows] == [UNKNOWN, VACUOUS, VACUOUS]
+    assert [r["result"] for r in rows] == [UNKNOWN, UNKNOWN, VACUOUS, VACUOUS, UNKNOWN,
+                                           PROVED]
     assert all(r["result"] == r["expect"] for r in rows)
+    runner.judge(rows)
+    assert [runner.failed(r) for r in rows] == [False] * 6
+    assert "without a symbolic Z3 proof" in rows[-1]["problem"]
 
 
 def test_a_mutant_that_does_not_apply_is_reported_apart_from_verdicts(monkeypatch, capsys):
