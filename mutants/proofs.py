@@ -86,6 +86,16 @@ MUTANTS += [
        "the edit also removes the text proofs_leroy_loop_ghost targets: the run used "
        "to abort ('occurs 0 times'); now 'Leroy rule loop' is refuted and the ghost "
        "mutant's row says 'mutant could not apply' (exit 2)"),
+    # class 3: --quick ran the first of the five small machines only
+    _m("resolve_park_never_restored", "verified.algorithms.resolve", "_Run._borrow_park",
+       "resolve",
+       "                    self.jobs.append(self._restore_job(r))\n"
+       "                    return self.try_job(job)",
+       "                    return self.try_job(job)",
+       "class 3: a register borrowed to park a blocked destination is never given back "
+       "(no restore job); the first small machine (with swaps) never borrows that way, so "
+       "--quick used to pass it: the enumerated resolve rows of the no-swap machines are "
+       "refuted, in --quick too (every variant, the moves that leave b alone)"),
     # class 4: the harness's own claims, each with its twin
     _m("proofs_main_timeout_proved", "proofs.common", "prove", "common",
        "    if r != z3.unsat:\n        return ledger.record(UNKNOWN), None\n    checks",

@@ -30,6 +30,8 @@ CAUGHT_BY = {
     "proofs_leroy_loop_saves_dst": ("Leroy rule loop", "refuted"),
     "proofs_leroy_no_loop": ("Leroy progress", "refuted"),
     "proofs_leroy_loop_redirects_top": ("Leroy rule loop", "refuted"),
+    "resolve_park_never_restored": ("resolve (code): output implements every move of the "
+                                    "small machine {'swap': 'noswap'", "refuted"),
     "proofs_main_timeout_proved": ("main query times out is unknown", "proved"),
     "proofs_ledger_ignores_unknown": ("a ledger with proved queries and one unknown",
                                       "proved"),
