@@ -86,6 +86,16 @@ MUTANTS += [
        "the edit also removes the text proofs_leroy_loop_ghost targets: the run used "
        "to abort ('occurs 0 times'); now 'Leroy rule loop' is refuted and the ghost "
        "mutant's row says 'mutant could not apply' (exit 2)"),
+    # class 1: witnesses were single points ("the highest slot is a source")
+    _m("proofs_shuf_cut_lowest", "proofs.shuf", "_vars", "shuf",
+       "rng = [z3.ULT(x, n) for x in cur + want] if (1 << wv) != n else []",
+       "rng = [z3.And(z3.ULT(x, n) if (1 << wv) != n else z3.BoolVal(True), x != 0)\n"
+       "           for x in cur + want]",
+       "class 1: the shuf proof's slot values exclude the LOWEST value 0 (the audit's "
+       "form: it stayed proved at every n, the witness asking only for the highest "
+       "value): the domain query (declared domain 0..n-1 => the range hypotheses) of "
+       "the shuf_srcs claim refutes it, and the witness 'register 0 is the source of "
+       "another' would be vacuous"),
     # class 3: --quick ran the first of the five small machines only
     _m("resolve_park_never_restored", "verified.algorithms.resolve", "_Run._borrow_park",
        "resolve",

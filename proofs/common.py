@@ -356,6 +356,44 @@ def as_int(x) -> z3.ArithRef:
     return z3.BV2Int(x) if z3.is_bv(x) else x
 
 
+def source_witnesses(srcs: Sequence, n: int) -> dict:
+    """The witness families of a symbolic move ``srcs`` (``srcs[d]`` the
+    source of register d, over 0..n-1), asked for EVERY value they range
+    over, not one instance: each register v is the source of another
+    register, and (n > 2) each v is read by two moves (fan-out of v).  A
+    hypothesis that cuts any value out of the sources' range makes one of
+    them unsatisfiable: the claim is vacuous."""
+    out = {}
+    for v in range(n):
+        others = [y for y in range(n) if y != v]
+        out[f"register {v} is the source of another"] = z3.Or(
+            *[as_int(srcs[y]) == v for y in others] or [z3.BoolVal(False)])
+    if n > 2:
+        for v in range(n):
+            others = [y for y in range(n) if y != v]
+            out[f"register {v} is read by two moves (fan-out)"] = z3.Or(*[
+                z3.And(as_int(srcs[y]) == v, as_int(srcs[z]) == v)
+                for i, y in enumerate(others) for z in others[i + 1:]])
+    return out
+
+
+def declared_range(xs: Sequence, n: int) -> list:
+    """The declared domain of symbolic registers ``xs``: each an integer in
+    0..n-1, written over unbounded integers, independently of the
+    bit-vector range hypotheses the queries use."""
+    return [z3.And(as_int(x) >= 0, as_int(x) <= n - 1) for x in xs]
+
+
+def domain_query(declared: Sequence, hypotheses: Sequence, timeout_ms: int,
+                 ledger: Ledger) -> str:
+    """Prove that ``hypotheses`` (the range restrictions a symbolic claim's
+    queries assume) exclude no input of the ``declared`` domain: declared
+    => every hypothesis.  A narrowing (a value cut from a range, anywhere)
+    is refuted here, whatever the witnesses ask."""
+    goal = z3.And(*hypotheses) if hypotheses else z3.BoolVal(True)
+    return prove(goal, list(declared), timeout_ms, ledger)[0]
+
+
 def run_lemma(lemma: Callable[[z3.SortRef, Ledger, int], str], sort: z3.SortRef,
               prefix: str, ledger: Ledger, expect_false: bool = False,
               sizes: Iterable[int] = range(1, 5)) -> str:

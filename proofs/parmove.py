@@ -20,8 +20,8 @@ import z3
 from verified.algorithms import windmill as _windmill
 from verified.algorithms.optimum import moves_plus_bare_cycles, moves_plus_cycles
 
-from .common import (ENUMERATED, PROVED, REFUTED, Ledger, as_int, combine, mux, planted, prove,
-                     row)
+from .common import (ENUMERATED, PROVED, REFUTED, Ledger, as_int, combine, declared_range,
+                     domain_query, mux, planted, prove, row, source_witnesses)
 from .semantics_z3 import exhaustive
 
 ALGORITHMS = [
@@ -79,8 +79,12 @@ def symbolic_claims(ns, budget: float = 60.0) -> list[dict]:
                 f"move in non-loop moves + (axles saved in the temporary) operations "
                 f"(ghost count) (symbolic input, n = {n} + 1 temporary; induction: init, "
                 "each step keeps the invariant and drops the measure, progress, done; "
-                "witnesses: fan-out, highest register a source, both axle branches"
-                + (", a blade copy saves the axle" if algo == "mincopy" else "") + ")",
+                "range hypotheses proved implied by the declared domain (every source "
+                "0..n-1); witnesses: at init, for every register v, v a source and fan-out "
+                "of v; fan-out among pending moves at every Kahn step; both axle branches "
+                "at every axle c0 and position x != c0"
+                + ("; a blade copy saves the axle, at every c0" if algo == "mincopy" else "")
+                + ")",
                 n, led, family=f"{algo} (symbolic input, step system)"))
     return rows
 
@@ -290,7 +294,8 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
                       ledger: Ledger | None = None) -> tuple[str, float]:
     """windmill's (or, with algorithm="mincopy", mincopy's) step system.
     Witnesses (satisfiable with the query's hypotheses, else vacuous):
-    fan-out and the highest register as a source at init, fan-out among
+    at init, for every register v: v a source, fan-out of v (and the
+    range hypotheses proved implied by the declared domain); fan-out among
     pending moves at a Kahn step, both branches of an axle step, and for
     mincopy an axle saved in a blade copy."""
     timer = ledger if ledger is not None else Ledger()
@@ -313,9 +318,11 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
     # init
     P0 = [srcs[y] != y for y in range(n)]
     cur0 = [z3.BitVecVal(y, w) for y in range(n)] + [cur[n]]
-    top = {"fan-out present": _wfanout(srcs, n, P0),
-           "the highest register is a source": z3.Or(
-               *[as_int(srcs[y]) == n - 1 for y in range(n - 1)] or [z3.BoolVal(False)])}
+    top = source_witnesses(srcs, n)
+    # the range hypotheses every query assumes cut no input out
+    results.append(domain_query(declared_range(srcs, n), rng, timeout_ms, timer))
+    if results[-1] != PROVED:
+        return combine(results), timer.seconds
     if not ob(z3.And(wm_inv_kahn(P0, cur0, srcs, n), _count(P0, 0, 0, srcs, n)), rng,
               witnesses=top if n > 1 else None):
         return combine(results), timer.seconds
@@ -323,7 +330,7 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
     # kahn steps
     for d in range(n):
         side, P2, cur2 = wm_kahn_step(P, cur, srcs, n, d)
-        wit = {"fan-out among pending moves": _wfanout(srcs, n, P)} if d == 0 and n > 2 else None
+        wit = {"fan-out among pending moves": _wfanout(srcs, n, P)} if n > 2 else None
         if not ob(z3.And(wm_inv_kahn(P2, cur2, srcs, n), _size(P2) < _size(P),
                          _count(P2, ops + 1, saves, srcs, n)), K + side, witnesses=wit):
             return combine(results), timer.seconds
@@ -348,7 +355,7 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
         else:
             cur2 = wm_start(cur, n, c0, mutant)
             saved = 1
-        wit = {"a blade copy saves the axle": b != n} if mc and c0 == 0 and n > 2 else None
+        wit = {"a blade copy saves the axle": b != n} if mc and n > 2 else None
         if not ob(z3.And(wm_inv_axle(P, A, cur2, srcs, n, c0, c0, b),
                          _count(P, ops + saved, saves + saved, srcs, n)), K + side,
                   witnesses=wit):
@@ -365,7 +372,7 @@ def windmill_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
                                            _size(P2) + 1 < _size(P), counted)),
                 z3.Implies(z3.Not(closing), z3.And(wm_inv_axle(P2, A2, cur2, srcs, n, c0, x2, b),
                                                    _size(P2) < _size(P), counted)))
-            if not ob(goal, hyp, branches=(c0, x) == (0, 1) and n > 2):
+            if not ob(goal, hyp, branches=x != c0 and n > 2):
                 return combine(results), timer.seconds
     return combine(results), timer.seconds
 

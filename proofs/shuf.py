@@ -61,7 +61,8 @@ import time
 
 import z3
 
-from .common import (PROVED, REFUTED, TESTED, Ledger, Timer, as_int, combine, finite_sort,
+from .common import (PROVED, REFUTED, TESTED, Ledger, Timer, as_int, combine, declared_range,
+                     domain_query, finite_sort, source_witnesses,
                      mux, prove, row, run_lemma as _run_lemma)
 
 # ---------------------------------------------------------------------------
@@ -418,11 +419,6 @@ def _vars(n):
     return F, cur, want, rng
 
 
-def _fanout(want, n):
-    return z3.Or(*[z3.And(want[y] == want[z], want[y] != y, want[z] != z)
-                   for y in range(n) for z in range(y + 1, n)] or [z3.BoolVal(False)])
-
-
 def whole_algorithm(n: int, timeout_ms: int = 60_000, mutant=None,
                     ledger: Ledger | None = None, symmetric: bool = False) -> tuple[str, float]:
     """All four obligations for n slots; returns (result, solver seconds).
@@ -439,20 +435,23 @@ def whole_algorithm(n: int, timeout_ms: int = 60_000, mutant=None,
     (i, nxt) is the query for (0, 1) with the slots renamed.  The walk is
     not symmetric (ctz scans from slot 0) and is proved as it is.
 
-    Witnesses, with the initial state's hypotheses: the highest slot is a
-    source of another slot, and fan-out (two slots want the same value)."""
+    Domain: the range hypotheses ``rng`` every query assumes are proved
+    implied by the declared domain (every slot value 0..n-1), so they cut
+    no input out.  Witnesses, with the initial state's hypotheses, for
+    every slot v: v is the source of another slot, and two slots want v
+    (fan-out of v)."""
     timer = ledger if ledger is not None else Ledger()
     F, cur, want, rng = _vars(n)
-    results = []
+    results = [domain_query(declared_range(cur + want, n), rng, timeout_ms, timer)]
+    if results[-1] != PROVED:
+        return combine(results), timer.seconds
     # Init => Inv
     F0, cur0 = bv_init(want, n)
     if mutant == "add_reversed":  # shuf_add records the edge backwards
         F0 = [z3.Concat(*[z3.If(z3.And(want[r] == d, d != r), z3.BitVecVal(1, 1),
                                 z3.BitVecVal(0, 1)) for d in reversed(range(n))])
               if n > 1 else z3.BitVecVal(0, 1) for r in range(n)]
-    wit = {"the highest slot is a source": z3.Or(*[as_int(want[d]) == n - 1
-                                                  for d in range(n - 1)]),
-           "fan-out present": _fanout(want, n)} if n > 2 else None
+    wit = source_witnesses(want, n) if n > 1 else None
     results.append(prove(bv_invariant(F0, cur0, want, n), rng, timeout_ms, timer,
                          witnesses=wit)[0])
     if results[-1] != PROVED:
@@ -576,7 +575,9 @@ MOONSHOT_NS = (12, 16)
 _TEXT = ("shuf_srcs: output implements every move on n slots, in non-loop moves - "
          "(swaps sending both slots home) operations (symbolic input; induction: init, "
          "walk, each step keeps the invariant and drops the bit count by the slots it "
-         "satisfies, done; witnesses: highest slot a source, fan-out)")
+         "satisfies, done; range hypotheses proved implied by the declared domain "
+         "(every slot value 0..n-1); witnesses at init, for every slot v: v a source, "
+         "fan-out of v)")
 
 
 def bounded_claims(ns, budget: float = 60.0, symmetric: bool = False) -> list[dict]:

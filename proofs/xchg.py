@@ -33,7 +33,8 @@ from verified.algorithms import xchg
 from verified.algorithms.optimum import optimum
 
 from .common import (COUNTEREXAMPLE, ENUMERATED, PROVED, REFUTED, Ledger, Timer, as_int,
-                     combine, mux, planted, prove, row, run_lemma as _run_lemma)
+                     combine, declared_range, domain_query, mux, planted, prove, row,
+                     run_lemma as _run_lemma, source_witnesses)
 from .semantics_z3 import exhaustive
 
 Loc = z3.DeclareSort("XLoc")
@@ -78,8 +79,11 @@ _SYMBOLIC_TEXT = (
     "(ghost count of emitted operations; that walks = cycles is the enumerated row's "
     "length check, not this proof) (symbolic input, n = {n}; "
     "induction: init, each Kahn pop, Kahn's end, each for/while step keeps the invariant "
-    "and drops the measure, done; witnesses: fan-out, highest register a source, both "
-    "walk branches)")
+    "and drops the measure, done; range hypotheses proved implied by the declared domain "
+    "(every source 0..n-1); witnesses: at init, for every register v, v a source and "
+    "fan-out of v; fan-out among pending moves at every Kahn pop; both branches of the "
+    "for loop at every i < n - 1 and of the while loop at every d = i < n - 1 (elsewhere "
+    "one branch is unreachable and not asked))")
 
 
 def symbolic_claims(ns, budget: float = 60.0) -> list[dict]:
@@ -490,9 +494,10 @@ def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
     proofs/shuf.py: incremental mode is much slower here).  Each invariant
     is conjoined with ``ghost_count`` (the length).  Witnesses (must be
     satisfiable with the query's hypotheses, else the claim is vacuous):
-    fan-out and the highest register as a source at init, fan-out among
-    the pending moves at a Kahn pop, both branches of the for loop and of
-    the while loop (at i = 0, d = 0)."""
+    at init, for every register v: v a source, fan-out of v (and the
+    range hypotheses proved implied by the declared domain); fan-out among
+    the pending moves at every Kahn pop, both branches of the for loop at
+    every i < n - 1 and of the while loop at every d = i < n - 1."""
     timer = ledger if ledger is not None else Ledger()
     srcs, rng = _srcs(n)
     results = []
@@ -520,9 +525,11 @@ def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
 
     # init => K
     S0 = init_state(srcs, n)
-    top = {"fan-out present": _fanout(srcs, n),
-           "the highest register is a source": z3.Or(*[
-               z3.And(as_int(srcs[x]) == n - 1) for x in range(n - 1)] or [z3.BoolVal(False)])}
+    top = source_witnesses(srcs, n)
+    # the range hypotheses every query assumes cut no input out
+    results.append(domain_query(declared_range(srcs, n), rng, timeout_ms, timer))
+    if results[-1] != PROVED:
+        return combine(results), timer.seconds
     if not ob(z3.And(inv(S0), ghost(S0)), rng, "init", witnesses=top if n > 1 else None):
         return combine(results), timer.seconds
     # Kahn steps: one query per popped d
@@ -530,7 +537,7 @@ def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
     K = [inv(S), *rng, *_range(n, S.cur)]
     for d in range(n):
         side, S2 = kahn_step(S, srcs, n, d, mutant)
-        wit = {"fan-out among pending moves": _fanout(srcs, n, S.P)} if d == 0 and n > 2 else None
+        wit = {"fan-out among pending moves": _fanout(srcs, n, S.P)} if n > 2 else None
         if not step(S, K + side, [(z3.BoolVal(True), S2)], f"kahn d={d}", witnesses=wit):
             return combine(results), timer.seconds
     # end of Kahn
@@ -545,7 +552,11 @@ def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
             ok = (ob(done_goal(S, srcs, n), hyp, "done")
                   and ob(S.ops == nonloop(srcs, n) - S.walks, hyp + [ghost(S)], "done (ghost)"))
         else:
-            ok = step(S, hyp, between_step(S, srcs, n), f"between i={i}", branches=i == 0)
+            # both branches at every i but the last: a move still pending at
+            # i = n - 1 would be a cycle of one register (a loop), so the
+            # walk branch is unreachable there (it is still proved)
+            ok = step(S, hyp, between_step(S, srcs, n), f"between i={i}",
+                      branches=i < n - 1)
         if not ok:
             return combine(results), timer.seconds
     # the while loop: walk at (i, d)
@@ -556,7 +567,7 @@ def xchg_symbolic(n: int, timeout_ms: int = 60_000, mutant=None,
             S = _replace(fresh_state(n, "walk"), i=i, d=d)
             hyp = [inv(S), *rng, *_range(n, S.cur), *_range(n, S.reader), *_range(n, S.alias)]
             if not step(S, hyp, walk_step(S, srcs, n, mutant), f"walk i={i} d={d}",
-                        branches=(i, d) == (0, 0)):
+                        branches=d == i < n - 1):
                 return combine(results), timer.seconds
     return combine(results), timer.seconds
 
