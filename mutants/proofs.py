@@ -96,6 +96,12 @@ MUTANTS += [
        "value): the domain query (declared domain 0..n-1 => the range hypotheses) of "
        "the shuf_srcs claim refutes it, and the witness 'register 0 is the source of "
        "another' would be vacuous"),
+    # class 2: "proved" rows were about a transcription, not the shipped code
+    _m("greedy_length_floor", "verified.algorithms.greedy", "greedy_length", "permi_claims",
+       "-(-(a2 + a3) // 2)", "(a2 + a3) // 2",
+       "class 2: a ceil turned into a floor in the REAL greedy.greedy_length (the audit's "
+       "form: every proof row passed, they proved a transcription): the symbolic "
+       "execution of the real function refutes 'GREEDY Lemma 3 (code)'"),
     # class 3: --quick ran the first of the five small machines only
     _m("resolve_park_never_restored", "verified.algorithms.resolve", "_Run._borrow_park",
        "resolve",

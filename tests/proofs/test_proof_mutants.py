@@ -31,6 +31,7 @@ CAUGHT_BY = {
     "proofs_leroy_loop_saves_dst": ("Leroy rule loop", "refuted"),
     "proofs_leroy_no_loop": ("Leroy progress", "refuted"),
     "proofs_leroy_loop_redirects_top": ("Leroy rule loop", "refuted"),
+    "greedy_length_floor": ("GREEDY Lemma 3 (code)", "refuted"),
     "resolve_park_never_restored": ("resolve (code): output implements every move of the "
                                     "small machine {'swap': 'noswap'", "refuted"),
     "proofs_main_timeout_proved": ("main query times out is unknown", "proved"),
