@@ -29,7 +29,7 @@ MUTANTS: list[Mutant] = [
        "rng = [z3.ULT(x, n) for x in cur + want] if (1 << wv) != n else []",
        "rng = [z3.ULT(x, n - 1) for x in cur + want] if (1 << wv) != n else []",
        "the shuf proof's slot values range over 0..n-2 (n = 10, 11 in the full "
-       "run; 3 in --quick): caught by the witness 'the highest slot is a source'"),
+       "run; 3 in --quick): caught by the claim's domain query (refuted)"),
     _m("proofs_windmill_no_fanout", "proofs.parmove", "windmill_symbolic", "parmove",
        "rng = [z3.ULT(s, n) for s in srcs] if (1 << w) != n else []",
        "rng = ([z3.ULT(s, n) for s in srcs] if (1 << w) != n else []) + [\n"
@@ -37,7 +37,8 @@ MUTANTS: list[Mutant] = [
        "        for y in range(n) for z in range(y + 1, n)]",
        "the windmill/mincopy proof assumes no fan-out (two moves never read the "
        "same register), so mincopy's blade-copy path is never exercised: caught by "
-       "the witnesses 'fan-out present' and 'a blade copy saves the axle'"),
+       "the claim's domain query (the declared domain 0..n-1 does not imply the "
+       "narrowed range: refuted); the fan-out witnesses would be vacuous too"),
     _m("proofs_optimality_no_temp", "proofs.optimality", "_sequence", "optimality",
        "allowed = list(range(nlocs))", "allowed = list(range(n))",
        "the temporary removed from the optimality search space: 'no shorter' still "

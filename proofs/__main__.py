@@ -84,6 +84,13 @@ def collect(names: list[str], quick: bool, moonshot: bool = False) -> tuple[list
     return rows, errors
 
 
+def n_text(n) -> str:
+    """The n column: "all" for an unbounded claim (None), else the register
+    count, or "-" (a text) where the claim's scope is not a register count
+    (its text says what it covers)."""
+    return "all" if n is None else str(n)
+
+
 def table(rows: list[dict]) -> str:
     head = ("claim", "n", "result", "solver s")
     body = []
@@ -99,7 +106,7 @@ def table(rows: list[dict]) -> str:
             result = f"{result} ({mark})"
         elif result != r["expect"]:
             result = f"{result} (FAILED)"
-        n = "all" if r["n"] is None else str(r["n"])
+        n = n_text(r["n"])
         body.append((r["claim"], n, result, f"{r['seconds']:.2f}"))
     widths = [max(len(head[i]), *(len(b[i]) for b in body)) if body else len(head[i])
               for i in range(4)]
@@ -122,7 +129,7 @@ def markdown(rows: list[dict], solver: float, wall: float, quick: bool) -> str:
              "| module | claim | n | result | expected | solver s |",
              "|---|---|---|---|---|---|"]
     for r in rows:
-        n = "all" if r["n"] is None else str(r["n"])
+        n = n_text(r["n"])
         text = r["claim"].replace("|", "\\|")
         result = r["result"] + (" (FAILED)" if failed(r) else "")
         expect = r["expect"]
@@ -147,7 +154,8 @@ def largest_n(rows: list[dict]) -> dict[str, int]:
         fam = r.get("family")
         if fam and not failed(r) and r["result"] in ("proved", "enumerated") \
                 and r["n"] is not None:
-            best[fam] = max(best.get(fam, 0), r["n"])
+            best[fam] = max(best.get(fam, 0), r["n"]) if isinstance(r["n"], int) \
+                else best.get(fam, 0)
     return best
 
 

@@ -1,4 +1,8 @@
-"""The one harness of ``proofs/``: every Z3 query goes through ``prove``.
+"""The one harness of ``proofs/``: every symbolic claim's Z3 query goes
+through ``prove`` (vacuity and witnesses checked); the enumerations use
+``prove_all`` (one incremental solver, the shared hypotheses' vacuity
+once, no witnesses) and the cross-checks ``decide_each`` (a verdict per
+goal, compared with Python's).
 
 Results (the ``result`` column of ``python -m proofs``):
 
@@ -441,34 +445,34 @@ def harness_claims() -> list[dict]:
     led = Ledger()
     prove(z3.Not(z3.And(*pigeonhole(9))), [], 200, led)
     rows.append(row("harness: a proof whose main query times out is unknown, never "
-                    "proved", None, led, expect=UNKNOWN))
+                    "proved", "-", led, expect=UNKNOWN))
     # hypotheses whose vacuity check cannot finish in 200 ms (pigeonhole
     # 10 -> 9): the goal itself is trivially valid, so only the vacuity
     # check stands between this and "proved"
     led = Ledger()
     prove(z3.BoolVal(True), pigeonhole(9), 60_000, led, vacuity_timeout_ms=200)
     rows.append(row("harness: a proof whose vacuity check times out is unknown, "
-                    "never proved", None, led, expect=UNKNOWN))
+                    "never proved", "-", led, expect=UNKNOWN))
     led = Ledger()
     prove(x > 0, [x > 1], 60_000, led, witnesses={"x == 0": x == 0})
-    rows.append(row("harness: a proof with an unsatisfiable witness is vacuous", None,
+    rows.append(row("harness: a proof with an unsatisfiable witness is vacuous", "-",
                     led, expect=VACUOUS))
     led = Ledger()
     prove(z3.And(z3.Implies(x > 5, x > 3), z3.Implies(x < 0, x > 3)), [x > 1], 60_000, led,
           branches=True)
     rows.append(row("harness: a proof with an unreachable Implies branch is vacuous",
-                    None, led, expect=VACUOUS))
+                    "-", led, expect=VACUOUS))
     # one claim, three queries: two proved, one timed out
     led = Ledger()
     prove(x > 0, [x > 1], 60_000, led)
     prove(z3.Not(z3.And(*pigeonhole(9))), [], 200, led)
     prove(x > -1, [x > 1], 60_000, led)
     rows.append(row("harness: a ledger with proved queries and one unknown makes the "
-                    "claim unknown, never proved", None, led, expect=UNKNOWN))
+                    "claim unknown, never proved", "-", led, expect=UNKNOWN))
     # "proved" written by hand over a ledger with no query in it: the
     # runner (python -m proofs, judge) must reject the row
     rows.append(claim("harness: a row labelled proved by hand, with no Z3 query behind "
-                      "it, is rejected by the runner", None, PROVED, 0.0, ledger=Ledger(),
+                      "it, is rejected by the runner", "-", PROVED, 0.0, ledger=Ledger(),
                       expect_rejected=True))
     return rows
 

@@ -402,15 +402,17 @@ def check(make: Callable, expect_false: bool = False) -> Ledger:
 
 #: the claims' texts (docs/proofs.md quotes them)
 CLAIMS = {
-    "init": "Leroy init: the parallel move as mu, sigma empty, is well-formed [unbounded]",
+    "init": "Leroy init: the parallel move as mu, sigma empty, is well-formed [unbounded; "
+            "model: the rule system]",
     "rule": "Leroy rule {}: keeps well-formedness and the meaning on non-temporaries, "
             "measure 2(2|mu|+|sigma|)+[bottom source not a temporary] drops "
-            "(|mu| = the pending moves, no ghost counter) [unbounded]",
-    "below": "Leroy measure bounded below: well-formed => measure >= 0 [unbounded]",
+            "(|mu| = the pending moves, no ghost counter) [unbounded; model: the rule system, "
+            "refined by the code row: every step of leroy and leroy_iterative up to n = 6]",
+    "below": "Leroy measure bounded below: well-formed => measure >= 0 [unbounded; model]",
     "progress": "Leroy progress: in every well-formed state with mu or sigma non-empty "
-                "some rule applies [unbounded]",
+                "some rule applies [unbounded; model]",
     "final": "Leroy final state: mu and sigma empty, meaning kept => the emitted moves "
-             "implement the parallel move on non-temporaries [unbounded]",
+             "implement the parallel move on non-temporaries [unbounded; model]",
 }
 
 
@@ -671,7 +673,7 @@ def refinement_claims(max_n: int, random_n: tuple, per_n: int, z3_cases: int) ->
         if detail:
             led.record(REFUTED)
             break
-    rows.append(row(f"leroy and leroy_iterative refine the rules: every step of every move "
+    rows.append(row(f"leroy and leroy_iterative (code) refine the rules: every step of every move "
                     f"on n <= {max_n} registers + 1 temporary is the rule its trace names, "
                     "mapping the state to the traced one (mu, sigma, every value), "
                     "well-formed, measure dropping, ending final (Python reading of the "
@@ -718,7 +720,7 @@ def whole_algorithm_claims(n: int) -> list[dict]:
         t0 = time.perf_counter()
         _, cex = exhaustive(getattr(algo, name), n, "temp", 1, led, length=moves_plus_cycles)
         rows.append(row(
-            f"{name}: output implements every move on n registers + 1 temporary, in "
+            f"{name} (code): output implements every move on n registers + 1 temporary, in "
             f"exactly non-loop moves + cycles operations (inputs enumerated, each output "
             f"proved by Z3; {time.perf_counter() - t0:.1f} s wall)", n, led,
             kind=ENUMERATED, detail=cex, family=f"{name} (enumerated)"))

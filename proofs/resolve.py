@@ -183,17 +183,17 @@ def lemma_borrow(timer: Ledger, timeout_ms: int = 60_000) -> str:
 
 LEMMAS = [
     ("resolve move: a ready write of a pending unit keeps INV, unfinishes nothing, "
-     "finishes it (unfinished units drop by one) [unbounded, single-unit op; witnesses: the "
+     "finishes it (unfinished units drop by one) [unbounded, single-unit op; model: the resolver's invariant, refined by the enumerated code rows; witnesses: the "
      "guard's needed-but-held-elsewhere branch, another unit left unfinished]",
      lambda t: lemma_move(t)),
     ("resolve swap: swapping a pending unit with an unfinished holder of its goal keeps "
-     "INV and finishes it [unbounded, single-unit op; witnesses: the holder pending itself, "
+     "INV and finishes it [unbounded, single-unit op; model: the resolver's invariant, refined by the enumerated code rows; witnesses: the holder pending itself, "
      "a 2-cycle]", lambda t: lemma_swap(t)),
     ("resolve park: copying a blocked value into a free unit keeps INV and makes the "
-     "blocked unit ready [unbounded, single-unit op; witnesses: d blocked (the only holder of "
+     "blocked unit ready [unbounded, single-unit op; model: the resolver's invariant, refined by the enumerated code rows; witnesses: d blocked (the only holder of "
      "a needed value), d pending]", lambda t: lemma_park(t)),
     ("resolve borrow: save a finished register in a free unit, then use it: INV holds, "
-     "the save holds its goal [unbounded, single-unit op; witnesses: the use unfinishes r, "
+     "the save holds its goal [unbounded, single-unit op; model: the resolver's invariant, refined by the enumerated code rows; witnesses: the use unfinishes r, "
      "another unit unfinished]", lambda t: lemma_borrow(t)),
 ]
 MUTANT_LEMMAS = [
@@ -227,6 +227,7 @@ def enumerated(variant: dict, resolver, ledger: Ledger,
     from tests.machines.resolve_cases import requests, small
     from verified.algorithms import machine_optimum as O
     from verified.core import machine as PY
+    from verified.core.semantics import PreconditionError
 
     from . import machine as ZM
 
@@ -246,7 +247,7 @@ def enumerated(variant: dict, resolver, ledger: Ledger,
             for preserve in ("all", "loops"):
                 try:
                     ops = resolver(mm, preserve)
-                except PY.PreconditionError as e:
+                except PreconditionError as e:
                     ledger.enumerated += 1
                     refused.append(str(mm))
                     best, _ = O.search(mm, preserve)

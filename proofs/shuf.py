@@ -211,7 +211,8 @@ def unbounded_claims() -> list[dict]:
     ]:
         t = Ledger()
         run_lemma(fn, timer=t)
-        rows.append(row(text + " [unbounded]", None, t))
+        rows.append(row(text + " [unbounded; model: Shuf's step in Z3, refined by the "
+                               "enumerated code row]", None, t))
     for text, fn, mut in [
         ("MUTANT shuf_no_mask_swap: SWAP lemma without trading masks", lemma_swap, "no_mask_swap"),
         ("MUTANT: MOVE lemma without forward[next] == 0", lemma_move, "move_ignores_pending"),
@@ -595,7 +596,9 @@ DEFAULT_NS = (4, 8, 10, 11)
 SYMMETRIC_NS = (16, 24)
 MOONSHOT_NS = (12, 16)
 
-_TEXT = ("shuf_srcs: output implements every move on n slots, in non-loop moves - "
+_TEXT = ("shuf_srcs (model: Shuf's masks and walk in Z3; refinement: the enumerated code "
+         "row, every move of 1..4 slots, and the tested row beyond): output implements every "
+         "move on n slots, in non-loop moves - "
          "(swaps sending both slots home) operations (symbolic input; induction: init, "
          "walk, each step keeps the invariant and drops the bit count by the slots it "
          "satisfies, done; range hypotheses proved implied by the declared domain "

@@ -352,8 +352,9 @@ def claims(quick: bool = False) -> list:
             prove_shape(shape, ledger=led)
         rows.append(row(
             f"ssra state {state}: each of its {len(shapes)} step shape(s) (collected "
-            f"from every local configuration of 2-3 registers) keeps every live value "
-            f"where the walk says, for every N >= 2 and register/slot numbering", None,
+            f"from the real allocator on every local configuration of 2-3 registers; "
+            f"saturated at 4, beyond argued) keeps every live value where the walk says, "
+            f"for every N >= 2 and register/slot numbering (unbounded per shape)", None,
             led))
     return rows
 
