@@ -25,7 +25,7 @@ test-slow: $(STAMP)
 
 ## make test-huge: runs too long for `make verify` (permi: all 117,649 RTGs on 6 registers).
 test-huge: $(STAMP)
-	$(BIN)/python -m pytest -q -s -m huge
+	$(BIN)/python -m pytest -q -s -m huge --timeout 0
 
 ## make proofs: Z3 proofs; prints the table claim / n / result / seconds
 ## (docs/proofs.md), then checks each planted bug of mutants/proofs.py is

@@ -32,7 +32,9 @@ source and executes the result as a fresh module, with
   (a mutated allocator still returns a real ``Allocation``).
 
 If the real code changes so that ``old`` no longer occurs exactly once,
-``load`` fails loudly instead of silently testing the unmutated code.
+``load`` fails loudly (``MutantDoesNotApply``) instead of silently testing
+the unmutated code; ``python -m proofs`` reports that as "mutant could not
+apply" (exit 2), never as a catch.
 
 A catch is a **rejection verdict** (the oracle says not ok, the checker
 rejects the allocation, a proof finds a counterexample): an exception raised
@@ -50,6 +52,13 @@ import types
 from dataclasses import dataclass
 
 from verified.algorithms.registry import raw_definitions
+
+
+class MutantDoesNotApply(AssertionError):
+    """The edit of a mutant cannot be applied to today's source (its text
+    or scope is gone, or occurs twice): a broken catalogue entry, not a
+    verdict about the code.  An ``AssertionError`` so that older callers
+    that expect one keep working."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +109,10 @@ def source_of(mutant: Mutant) -> str:
     real = importlib.import_module(mutant.module)
     source = inspect.getsource(real)
     for edit in (mutant, *mutant.also):
-        lo, hi = _scope_span(source, edit.scope) if edit.scope else (0, len(source))
+        try:
+            lo, hi = _scope_span(source, edit.scope) if edit.scope else (0, len(source))
+        except MutantDoesNotApply as e:
+            raise MutantDoesNotApply(f"mutant {mutant.name}: {e} ({mutant.module})") from None
         source = source[:lo] + _replace_once(source[lo:hi], edit) + source[hi:]
     return source
 
@@ -189,7 +201,7 @@ def _scope_span(source: str, qualname: str) -> tuple[int, int]:
         node = next((n for n in body if isinstance(
             n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part), None)
         if node is None:
-            raise AssertionError(f"no {qualname} in the source")
+            raise MutantDoesNotApply(f"no {qualname} in the source")
         body = node.body
     lines = source.splitlines(keepends=True)
     first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
@@ -222,6 +234,6 @@ def _replace_once(text: str, mutant: Mutant) -> str:
             return "\n".join(lines[:k] + body + lines[k + len(want):])
         count = len(hits)
     where = f"{mutant.module}" + (f" ({mutant.scope})" if mutant.scope else "")
-    raise AssertionError(
+    raise MutantDoesNotApply(
         f"mutant {mutant.name}: the text to replace occurs {count} times in "
         f"{where}, expected exactly once; update the mutant: {old!r}")

@@ -29,7 +29,7 @@ MUTANTS: list[Mutant] = [
        "rng = [z3.ULT(x, n) for x in cur + want] if (1 << wv) != n else []",
        "rng = [z3.ULT(x, n - 1) for x in cur + want] if (1 << wv) != n else []",
        "the shuf proof's slot values range over 0..n-2 (n = 10, 11 in the full "
-       "run; 3 in --quick): caught by the witness 'the highest slot is a source'"),
+       "run; 3 in --quick): caught by the claim's domain query (refuted)"),
     _m("proofs_windmill_no_fanout", "proofs.parmove", "windmill_symbolic", "parmove",
        "rng = [z3.ULT(s, n) for s in srcs] if (1 << w) != n else []",
        "rng = ([z3.ULT(s, n) for s in srcs] if (1 << w) != n else []) + [\n"
@@ -37,7 +37,8 @@ MUTANTS: list[Mutant] = [
        "        for y in range(n) for z in range(y + 1, n)]",
        "the windmill/mincopy proof assumes no fan-out (two moves never read the "
        "same register), so mincopy's blade-copy path is never exercised: caught by "
-       "the witnesses 'fan-out present' and 'a blade copy saves the axle'"),
+       "the claim's domain query (the declared domain 0..n-1 does not imply the "
+       "narrowed range: refuted); the fan-out witnesses would be vacuous too"),
     _m("proofs_optimality_no_temp", "proofs.optimality", "_sequence", "optimality",
        "allowed = list(range(nlocs))", "allowed = list(range(n))",
        "the temporary removed from the optimality search space: 'no shorter' still "
@@ -74,6 +75,63 @@ MUTANTS: list[Mutant] = [
        "s0, s1) gets fresh units of its own width, so writing d0 leaves s0, s1 "
        "alone and swap d0, s0 looks legal: the enumerated preset agreement "
        "(per-unit effect and legality vs the Python oracle) refutes it"),
+]
+
+# Round 4's planted bugs (issue 22), one per class of the audit's misses;
+# each names the claim that catches it as a verdict
+MUTANTS += [
+    _m("proofs_leroy_loop_redirects_top", "proofs.leroy", "rule", "leroy",
+       "Ss=O.store(st.Ss, 0, t))", "Ss=O.store(st.Ss, top, t))",
+       "class 5 (a catch that was a crash): Leroy's loop rule redirects the top of "
+       "sigma, not its bottom, to the temporary.  Written into proofs/leroy.py by hand, "
+       "the edit also removes the text proofs_leroy_loop_ghost targets: the run used "
+       "to abort ('occurs 0 times'); now 'Leroy rule loop' is refuted and the ghost "
+       "mutant's row says 'mutant could not apply' (exit 2)"),
+    # class 1: witnesses were single points ("the highest slot is a source")
+    _m("proofs_shuf_cut_lowest", "proofs.shuf", "_vars", "shuf",
+       "rng = [z3.ULT(x, n) for x in cur + want] if (1 << wv) != n else []",
+       "rng = [z3.And(z3.ULT(x, n) if (1 << wv) != n else z3.BoolVal(True), x != 0)\n"
+       "           for x in cur + want]",
+       "class 1: the shuf proof's slot values exclude the LOWEST value 0 (the audit's "
+       "form: it stayed proved at every n, the witness asking only for the highest "
+       "value): the domain query (declared domain 0..n-1 => the range hypotheses) of "
+       "the shuf_srcs claim refutes it, and the witness 'register 0 is the source of "
+       "another' would be vacuous"),
+    # class 2: "proved" rows were about a transcription, not the shipped code
+    _m("greedy_length_floor", "verified.algorithms.greedy", "greedy_length", "permi_claims",
+       "-(-(a2 + a3) // 2)", "(a2 + a3) // 2",
+       "class 2: a ceil turned into a floor in the REAL greedy.greedy_length (the audit's "
+       "form: every proof row passed, they proved a transcription): the symbolic "
+       "execution of the real function refutes 'GREEDY Lemma 3 (code)'"),
+    # class 3: --quick ran the first of the five small machines only
+    _m("resolve_park_never_restored", "verified.algorithms.resolve", "_Run._borrow_park",
+       "resolve",
+       "                    self.jobs.append(self._restore_job(r))\n"
+       "                    return self.try_job(job)",
+       "                    return self.try_job(job)",
+       "class 3: a register borrowed to park a blocked destination is never given back "
+       "(no restore job); the first small machine (with swaps) never borrows that way, so "
+       "--quick used to pass it: the enumerated resolve rows of the no-swap machines are "
+       "refuted, in --quick too (every variant, the moves that leave b alone)"),
+    # class 4: the harness's own claims, each with its twin
+    _m("proofs_main_timeout_proved", "proofs.common", "prove", "common",
+       "    if r != z3.unsat:\n        return ledger.record(UNKNOWN), None\n    checks",
+       "    if r != z3.unsat:\n        return ledger.record(PROVED), None\n    checks",
+       "class 4: a main query that times out counts as proved: caught by the harness "
+       "claim 'a proof whose main query times out is unknown'"),
+    _m("proofs_ledger_ignores_unknown", "proofs.common", "Ledger.result",
+       "common", "for bad in (REFUTED, VACUOUS, UNKNOWN):", "for bad in (REFUTED, VACUOUS):",
+       "class 4: Ledger.result ignores a timed-out query when others proved: caught by "
+       "the harness claim 'a ledger with proved queries and one unknown'"),
+    _m("proofs_runner_evidence_off", "proofs.__main__", "judge", "common",
+       "problem = evidence_problem(r)", "problem = \"\"",
+       "class 4: the runner's evidence check switched off (a hand-written 'proved' "
+       "passes): caught by the harness claim 'a row labelled proved by hand ... is "
+       "rejected by the runner' (it is not)"),
+    _m("proofs_witness_unchecked", "proofs.common", "prove", "common",
+       "        if rw == z3.unsat:\n", "        if rw == z3.unsat and not witnesses:\n",
+       "class 4: an unsatisfiable witness no longer makes a claim vacuous: caught by the "
+       "harness claim 'a proof with an unsatisfiable witness is vacuous'"),
 ]
 
 # Leroy's planted bugs live with Leroy's model (mutants/leroy.py)

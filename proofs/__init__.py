@@ -36,9 +36,10 @@ one shared harness:
 Every module exposes ``claims() -> list[dict]`` with dicts
 ``{"claim", "n", "result", "seconds", "expect", "evidence"}`` written by
 ``proofs.common.row`` / ``claim`` from a ``Ledger`` (``expect``: the result
-the claim must have; a mutant's claim expects "refuted").  Every Z3 query
-goes through ``proofs.common.prove`` (results: proved, refuted, vacuous,
-unknown, enumerated, tested; see ``proofs/common.py``).
+the claim must have; a mutant's claim expects "refuted").  Every symbolic
+claim's Z3 query goes through ``proofs.common.prove``; enumerations use
+``prove_all`` and cross-checks ``decide_each`` (results: proved, refuted,
+vacuous, unknown, enumerated, tested; see ``proofs/common.py``).
 ``python -m proofs`` collects them all and prints one table.
 
 Words used in the claims: **unbounded** means over every register count

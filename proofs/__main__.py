@@ -15,6 +15,12 @@ its dict says ``"expect": "counterexample"``, as a mutant's does).
 A row must be backed by its evidence (``proofs.common.evidence_problem``):
 "proved" needs a proved Z3 query in the row's ledger and no enumeration,
 "enumerated" an enumeration; a row that is not is reported as failed.
+
+Exit status: 0 every claim as expected; 1 some claim not as expected (a
+catch is only ever this: a claim's verdict); 2 a planted bug the run
+uses (or ``--mutant NAME``) could not be applied by the mutant engine
+("mutant could not apply": a broken catalogue entry, reported apart from
+the verdicts, which the table still shows), or bad arguments.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ import traceback
 from pathlib import Path
 
 import proofs
-from proofs.common import evidence_problem
+from mutants import MutantDoesNotApply
+from proofs.common import NOT_APPLIED, evidence_problem
 
 #: modules that are not proof modules
 _SKIP = {"__main__", "crosshair_run", "crosshair_targets"}
@@ -61,6 +68,9 @@ def collect(names: list[str], quick: bool, moonshot: bool = False) -> tuple[list
             kwargs = {k: v for k, v in (("quick", quick), ("moonshot", moonshot))
                       if k in params}
             got = fn(**kwargs)
+        except MutantDoesNotApply as e:  # loud, but not a verdict: see not_applied
+            errors.append(f"proofs.{name}: {NOT_APPLIED}: {e}")
+            continue
         except Exception:
             errors.append(f"proofs.{name}.claims() raised\n{traceback.format_exc()}")
             continue
@@ -74,19 +84,29 @@ def collect(names: list[str], quick: bool, moonshot: bool = False) -> tuple[list
     return rows, errors
 
 
+def n_text(n) -> str:
+    """The n column: "all" for an unbounded claim (None), else the register
+    count, or "-" (a text) where the claim's scope is not a register count
+    (its text says what it covers)."""
+    return "all" if n is None else str(n)
+
+
 def table(rows: list[dict]) -> str:
     head = ("claim", "n", "result", "solver s")
     body = []
     for r in rows:
         result = r["result"]
-        if r.get("problem"):
+        if r.get("expect_rejected"):
+            result += (f" (rejected as expected: {r['problem']})" if r.get("problem")
+                       else " (FAILED: NOT REJECTED)")
+        elif r.get("problem"):
             result = f"{result} (FAILED: {r['problem']})"
         elif r["expect"] in ("refuted", "vacuous", "unknown"):
             mark = "expected" if result == r["expect"] else f"EXPECTED {r['expect'].upper()}"
             result = f"{result} ({mark})"
         elif result != r["expect"]:
             result = f"{result} (FAILED)"
-        n = "all" if r["n"] is None else str(r["n"])
+        n = n_text(r["n"])
         body.append((r["claim"], n, result, f"{r['seconds']:.2f}"))
     widths = [max(len(head[i]), *(len(b[i]) for b in body)) if body else len(head[i])
               for i in range(4)]
@@ -109,10 +129,14 @@ def markdown(rows: list[dict], solver: float, wall: float, quick: bool) -> str:
              "| module | claim | n | result | expected | solver s |",
              "|---|---|---|---|---|---|"]
     for r in rows:
-        n = "all" if r["n"] is None else str(r["n"])
+        n = n_text(r["n"])
         text = r["claim"].replace("|", "\\|")
         result = r["result"] + (" (FAILED)" if failed(r) else "")
-        lines.append(f"| {r['module']} | {text} | {n} | {result} | {r['expect']} | "
+        expect = r["expect"]
+        if r.get("expect_rejected"):
+            result += " (rejected by the runner)" if r.get("problem") else ""
+            expect = "rejected"
+        lines.append(f"| {r['module']} | {text} | {n} | {result} | {expect} | "
                      f"{r['seconds']:.2f} |")
     best = largest_n(rows)
     if best:
@@ -130,12 +154,39 @@ def largest_n(rows: list[dict]) -> dict[str, int]:
         fam = r.get("family")
         if fam and not failed(r) and r["result"] in ("proved", "enumerated") \
                 and r["n"] is not None:
-            best[fam] = max(best.get(fam, 0), r["n"])
+            best[fam] = max(best.get(fam, 0), r["n"]) if isinstance(r["n"], int) \
+                else best.get(fam, 0)
     return best
 
 
+def judge(rows: list[dict]) -> None:
+    """Mark each row whose result its evidence does not back (a failure;
+    the harness's own forged row must be marked)."""
+    for r in rows:
+        problem = evidence_problem(r)
+        if problem:
+            r["problem"] = problem
+
+
+def not_applied(rows: list[dict], errors: list[str]) -> list[str]:
+    """The planted bugs the run could not apply (rows and module errors)."""
+    return ([f"{r['claim']}: {r.get('detail', '')}" for r in rows if r["result"] == NOT_APPLIED]
+            + [e for e in errors if NOT_APPLIED in e])
+
+
+def exit_status(rows: list[dict], errors: list[str]) -> int:
+    """2 when a mutant could not apply, else 1 when a claim is not as
+    expected or a module failed, else 0."""
+    if not_applied(rows, errors):
+        return 2
+    return 1 if errors or any(failed(r) for r in rows) else 0
+
+
 def failed(r: dict) -> bool:
-    """A row that is not as expected, or not backed by its evidence."""
+    """A row that is not as expected, or not backed by its evidence (a
+    harness row ``expect_rejected`` fails when it is *not* rejected)."""
+    if r.get("expect_rejected"):
+        return r["result"] != r["expect"] or not r.get("problem")
     return r["result"] != r["expect"] or bool(r.get("problem"))
 
 
@@ -150,10 +201,10 @@ def install_mutant(name: str):
     from mutants.proofs import BY_NAME
 
     m = BY_NAME[name]
-    ns = vars(mutants.load(m))
+    ns = vars(mutants.load(m))  # MutantDoesNotApply: main exits 2
     real = _il.import_module(m.module)
-    swap = {id(v): ns[k] for k, v in vars(real).items()
-            if callable(v) and k in ns and ns[k] is not v}
+    changed = [k for k, v in vars(real).items() if callable(v) and k in ns and ns[k] is not v]
+    swap = {id(getattr(real, k)): ns[k] for k in changed}
     for mod in list(sys.modules.values()):
         name_ = getattr(mod, "__name__", "")
         if not (name_.startswith("proofs") or name_.startswith("verified")):
@@ -161,6 +212,13 @@ def install_mutant(name: str):
         for k, v in list(vars(mod).items()):
             if id(v) in swap:
                 setattr(mod, k, swap[id(v)])
+    # this runner itself runs as ``__main__``, a second copy of
+    # proofs.__main__: a mutant of the runner replaces its functions by name
+    main = sys.modules.get("__main__")
+    if m.module == "proofs.__main__" and getattr(main, "__spec__", None) is not None \
+            and main.__spec__.name == m.module:
+        for k in changed:
+            setattr(main, k, ns[k])
     return m
 
 
@@ -172,7 +230,7 @@ def run_mutants(names: list[str], quick: bool) -> int:
     from mutants.proofs import MUTANTS
 
     chosen = [m for m in MUTANTS if not names or m.name in names]
-    missed = 0
+    missed = unapplied = 0
     print("| mutant | proof modules | caught by (claim: result) | wall s |")
     print("|---|---|---|---|")
     for m in chosen:
@@ -187,8 +245,11 @@ def run_mutants(names: list[str], quick: bool) -> int:
             rows = json.loads(out.stdout.split("\n#JSON\n", 1)[1])
         except (IndexError, ValueError):
             pass
-        bad = [r for r in rows if failed(r)]
-        if out.returncode == 1 and bad:
+        bad = [r for r in rows if failed(r) and r["result"] != NOT_APPLIED]
+        if out.returncode == 2:
+            unapplied += 1
+            caught = f"{NOT_APPLIED} (exit 2) {out.stderr[-300:]}"
+        elif out.returncode == 1 and bad:
             r = bad[0]
             why = r.get("problem") or r["result"]
             caught = f"{r['claim']} (n = {'all' if r['n'] is None else r['n']}): {why}"
@@ -197,8 +258,9 @@ def run_mutants(names: list[str], quick: bool) -> int:
             caught = f"NOT CAUGHT (exit {out.returncode}) {out.stderr[-300:]}"
         print(f"| {m.name} | {m.entry} | {caught} | {time.perf_counter() - t0:.1f} |",
               flush=True)
-    print(f"\n{len(chosen) - missed} of {len(chosen)} proofs mutants caught")
-    return 1 if missed else 0
+    print(f"\n{len(chosen) - missed - unapplied} of {len(chosen)} proofs mutants caught"
+          + (f", {unapplied} could not apply" if unapplied else ""))
+    return 2 if unapplied else 1 if missed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,7 +281,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.mutants is not None:
         return run_mutants([x for x in args.mutants.split(",") if x], args.quick)
     if args.mutant:
-        install_mutant(args.mutant)
+        from mutants.proofs import BY_NAME
+        if args.mutant not in BY_NAME:
+            print(f"no proofs mutant named {args.mutant}; have {', '.join(BY_NAME)}",
+                  file=sys.stderr)
+            return 2
+        try:
+            install_mutant(args.mutant)
+        except MutantDoesNotApply as e:
+            print(f"{NOT_APPLIED}: {e}", file=sys.stderr)
+            return 2
     names = proof_modules()
     if args.only:
         wanted = args.only.split(",")
@@ -238,10 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 -= saved["wall"]
     else:
         rows, errors = collect(names, args.quick, args.moonshot)
-    for r in rows:  # a result its evidence does not back is a failure
-        problem = evidence_problem(r)
-        if problem:
-            r["problem"] = problem
+    judge(rows)
     print(table(rows))
     best = largest_n(rows)
     if best:
@@ -251,10 +319,14 @@ def main(argv: list[str] | None = None) -> int:
     bad = [r for r in rows if failed(r)]
     total = sum(r["seconds"] for r in rows)
     wall = time.perf_counter() - t0
-    print(f"\n{len(rows)} claims, {len(bad)} not as expected, "
-          f"{total:.1f} s solver time, {wall:.1f} s wall")
+    unapplied = not_applied(rows, errors)
+    print(f"\n{len(rows)} claims, {sum(r['result'] != NOT_APPLIED for r in bad)} not as expected, "
+          f"{total:.1f} s solver time, {wall:.1f} s wall"
+          + (f"; {len(unapplied)} planted bug(s): {NOT_APPLIED} (exit 2)" if unapplied else ""))
     for e in errors:
         print(e, file=sys.stderr)
+    for u in unapplied:
+        print(f"{NOT_APPLIED}: {u}", file=sys.stderr)
     if args.markdown:
         Path(args.markdown).write_text(markdown(rows, total, wall, args.quick))
         print(f"wrote {args.markdown}", file=sys.stderr)
@@ -263,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "wall": round(wall, 1),
                                                "quick": args.quick}, indent=1))
-    return 1 if bad or errors else 0
+    return exit_status(rows, errors)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""The one harness of ``proofs/``: every Z3 query goes through ``prove``.
+"""The one harness of ``proofs/``: every symbolic claim's Z3 query goes
+through ``prove`` (vacuity and witnesses checked); the enumerations use
+``prove_all`` (one incremental solver, the shared hypotheses' vacuity
+once, no witnesses) and the cross-checks ``decide_each`` (a verdict per
+goal, compared with Python's).
 
 Results (the ``result`` column of ``python -m proofs``):
 
@@ -40,6 +44,9 @@ import z3
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 VACUOUS, ENUMERATED, TESTED = "vacuous", "enumerated", "tested"
+#: a planted bug's row whose edit no longer applies to today's source (a
+#: broken catalogue entry: ``python -m proofs`` exits 2, never a catch)
+NOT_APPLIED = "mutant could not apply"
 #: the older name of REFUTED (the same string)
 COUNTEREXAMPLE = REFUTED
 #: results that fail a claim expected to be proved / enumerated / tested
@@ -66,6 +73,16 @@ class Ledger:
         r = solver.check(*assumptions)
         self.seconds += time.perf_counter() - t
         return r
+
+    def absorb(self, other: "Ledger") -> None:
+        """Add what ``other`` recorded to this ledger."""
+        self.seconds += other.seconds
+        for k, v in other.counts.items():
+            self.counts[k] = self.counts.get(k, 0) + v
+        self.witnesses += [w for w in other.witnesses if w not in self.witnesses]
+        self.vacuous += other.vacuous
+        self.enumerated += other.enumerated
+        self.tested += other.tested
 
     def record(self, result: str) -> str:
         self.counts[result] = self.counts.get(result, 0) + 1
@@ -266,10 +283,32 @@ def row(text: str, n: int | None, ledger: Ledger, kind: str = PROVED,
                  expect=expect or kind, detail=detail, ledger=ledger, **extra)
 
 
+def planted(text: str, n: int | None, mutant, ask: Callable[[object, Ledger], str],
+            kind: str = ENUMERATED, expect: str = REFUTED, load: str = "run",
+            **extra) -> dict:
+    """The row of a planted bug the proofs use: ``mutant`` (a
+    ``mutants.Mutant``) is applied by the one mutant engine
+    (``mutants.run``, or ``mutants.load`` with ``load="load"``), then
+    ``ask(loaded, ledger)`` asks the claim and returns its detail.  An edit
+    that no longer applies gives a NOT_APPLIED row (its error as detail),
+    never a crash of the module nor a refuted claim."""
+    import mutants
+
+    try:
+        loaded = getattr(mutants, load)(mutant)
+    except mutants.MutantDoesNotApply as e:
+        return claim(text, n, NOT_APPLIED, 0.0, expect=expect, detail=str(e), **extra)
+    led = Ledger()
+    detail = ask(loaded, led)
+    return row(text, n, led, kind=kind, expect=expect, detail=detail or "", **extra)
+
+
 def evidence_problem(r: dict) -> str:
     """Why a row's result is not backed by its evidence ("" when it is)."""
     ev = r.get("evidence")
     result = r["result"]
+    if result == NOT_APPLIED:
+        return f"mutant could not apply: {r.get('detail', '')}"
     if result not in (PROVED, ENUMERATED, TESTED):
         return ""
     if ev is None:
@@ -321,6 +360,44 @@ def as_int(x) -> z3.ArithRef:
     return z3.BV2Int(x) if z3.is_bv(x) else x
 
 
+def source_witnesses(srcs: Sequence, n: int) -> dict:
+    """The witness families of a symbolic move ``srcs`` (``srcs[d]`` the
+    source of register d, over 0..n-1), asked for EVERY value they range
+    over, not one instance: each register v is the source of another
+    register, and (n > 2) each v is read by two moves (fan-out of v).  A
+    hypothesis that cuts any value out of the sources' range makes one of
+    them unsatisfiable: the claim is vacuous."""
+    out = {}
+    for v in range(n):
+        others = [y for y in range(n) if y != v]
+        out[f"register {v} is the source of another"] = z3.Or(
+            *[as_int(srcs[y]) == v for y in others] or [z3.BoolVal(False)])
+    if n > 2:
+        for v in range(n):
+            others = [y for y in range(n) if y != v]
+            out[f"register {v} is read by two moves (fan-out)"] = z3.Or(*[
+                z3.And(as_int(srcs[y]) == v, as_int(srcs[z]) == v)
+                for i, y in enumerate(others) for z in others[i + 1:]])
+    return out
+
+
+def declared_range(xs: Sequence, n: int) -> list:
+    """The declared domain of symbolic registers ``xs``: each an integer in
+    0..n-1, written over unbounded integers, independently of the
+    bit-vector range hypotheses the queries use."""
+    return [z3.And(as_int(x) >= 0, as_int(x) <= n - 1) for x in xs]
+
+
+def domain_query(declared: Sequence, hypotheses: Sequence, timeout_ms: int,
+                 ledger: Ledger) -> str:
+    """Prove that ``hypotheses`` (the range restrictions a symbolic claim's
+    queries assume) exclude no input of the ``declared`` domain: declared
+    => every hypothesis.  A narrowing (a value cut from a range, anywhere)
+    is refuted here, whatever the witnesses ask."""
+    goal = z3.And(*hypotheses) if hypotheses else z3.BoolVal(True)
+    return prove(goal, list(declared), timeout_ms, ledger)[0]
+
+
 def run_lemma(lemma: Callable[[z3.SortRef, Ledger, int], str], sort: z3.SortRef,
               prefix: str, ledger: Ledger, expect_false: bool = False,
               sizes: Iterable[int] = range(1, 5)) -> str:
@@ -352,30 +429,51 @@ def pigeonhole(holes: int) -> list[z3.BoolRef]:
 
 
 # ---------------------------------------------------------------------------
-# The harness's own claims (rows of ``python -m proofs``): the two ways a
-# proof could pass vacuously are reported as such, on small synthetic queries.
+# The harness's own claims (rows of ``python -m proofs``), on small synthetic
+# queries: each way the harness could call something proved that is not
+# (a timeout, a vacuous hypothesis or witness, an unknown in the ledger, a
+# label written by hand) must come out as such.  Each has a planted twin in
+# mutants/proofs.py that the row catches.
 # ---------------------------------------------------------------------------
 
 
 def harness_claims() -> list[dict]:
     x = z3.Int("harness_x")
     rows = []
+    # a valid goal Z3 cannot show in 200 ms (no 10 pigeons in 9 holes):
+    # the main query times out, so the result is unknown
+    led = Ledger()
+    prove(z3.Not(z3.And(*pigeonhole(9))), [], 200, led)
+    rows.append(row("harness: a proof whose main query times out is unknown, never "
+                    "proved", "-", led, expect=UNKNOWN))
     # hypotheses whose vacuity check cannot finish in 200 ms (pigeonhole
     # 10 -> 9): the goal itself is trivially valid, so only the vacuity
     # check stands between this and "proved"
     led = Ledger()
     prove(z3.BoolVal(True), pigeonhole(9), 60_000, led, vacuity_timeout_ms=200)
     rows.append(row("harness: a proof whose vacuity check times out is unknown, "
-                    "never proved", None, led, expect=UNKNOWN))
+                    "never proved", "-", led, expect=UNKNOWN))
     led = Ledger()
     prove(x > 0, [x > 1], 60_000, led, witnesses={"x == 0": x == 0})
-    rows.append(row("harness: a proof with an unsatisfiable witness is vacuous", None,
+    rows.append(row("harness: a proof with an unsatisfiable witness is vacuous", "-",
                     led, expect=VACUOUS))
     led = Ledger()
     prove(z3.And(z3.Implies(x > 5, x > 3), z3.Implies(x < 0, x > 3)), [x > 1], 60_000, led,
           branches=True)
     rows.append(row("harness: a proof with an unreachable Implies branch is vacuous",
-                    None, led, expect=VACUOUS))
+                    "-", led, expect=VACUOUS))
+    # one claim, three queries: two proved, one timed out
+    led = Ledger()
+    prove(x > 0, [x > 1], 60_000, led)
+    prove(z3.Not(z3.And(*pigeonhole(9))), [], 200, led)
+    prove(x > -1, [x > 1], 60_000, led)
+    rows.append(row("harness: a ledger with proved queries and one unknown makes the "
+                    "claim unknown, never proved", "-", led, expect=UNKNOWN))
+    # "proved" written by hand over a ledger with no query in it: the
+    # runner (python -m proofs, judge) must reject the row
+    rows.append(claim("harness: a row labelled proved by hand, with no Z3 query behind "
+                      "it, is rejected by the runner", "-", PROVED, 0.0, ledger=Ledger(),
+                      expect_rejected=True))
     return rows
 
 

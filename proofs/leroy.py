@@ -82,7 +82,8 @@ from typing import Any, Callable, Iterable
 
 import z3
 
-from .common import ENUMERATED, PROVED, REFUTED, TESTED, UNKNOWN, Ledger, claim, combine, prove, row, run_lemma
+from .common import (ENUMERATED, PROVED, REFUTED, TESTED, UNKNOWN, Ledger, claim, combine,
+                     planted, prove, row, run_lemma)
 
 # -- the two interpretations --------------------------------------------------
 
@@ -401,15 +402,17 @@ def check(make: Callable, expect_false: bool = False) -> Ledger:
 
 #: the claims' texts (docs/proofs.md quotes them)
 CLAIMS = {
-    "init": "Leroy init: the parallel move as mu, sigma empty, is well-formed [unbounded]",
+    "init": "Leroy init: the parallel move as mu, sigma empty, is well-formed [unbounded; "
+            "model: the rule system]",
     "rule": "Leroy rule {}: keeps well-formedness and the meaning on non-temporaries, "
             "measure 2(2|mu|+|sigma|)+[bottom source not a temporary] drops "
-            "(|mu| = the pending moves, no ghost counter) [unbounded]",
-    "below": "Leroy measure bounded below: well-formed => measure >= 0 [unbounded]",
+            "(|mu| = the pending moves, no ghost counter) [unbounded; model: the rule system, "
+            "refined by the code row: every step of leroy and leroy_iterative up to n = 6]",
+    "below": "Leroy measure bounded below: well-formed => measure >= 0 [unbounded; model]",
     "progress": "Leroy progress: in every well-formed state with mu or sigma non-empty "
-                "some rule applies [unbounded]",
+                "some rule applies [unbounded; model]",
     "final": "Leroy final state: mu and sigma empty, meaning kept => the emitted moves "
-             "implement the parallel move on non-temporaries [unbounded]",
+             "implement the parallel move on non-temporaries [unbounded; model]",
 }
 
 
@@ -611,18 +614,18 @@ def mutant_claims() -> list[dict]:
     """Each planted bug of ``mutants/leroy.py`` ``PROOF``, loaded through
     the one mutant engine into a fresh copy of this module: its lemma
     must be refuted."""
-    import mutants
     from mutants.leroy import LEMMA, PROOF
 
-    rows = []
-    for m in PROOF:
-        ns, lem = mutants.load(m), LEMMA[m.name]
+    def ask(ns, led: Ledger, lem: str) -> str:
         make = ns.progress_queries if lem == "progress" else (
-            lambda L, ns=ns, name=lem: ns.rule_queries(name, L))
-        led = ns.check(make, expect_false=True)
-        rows.append(row(f"MUTANT {m.name}: {m.why} [unbounded, lemma {lem}]", None,
-                        led, expect=REFUTED))
-    return rows
+            lambda L: ns.rule_queries(lem, L))
+        led.absorb(ns.check(make, expect_false=True))
+        return ""
+
+    return [planted(f"MUTANT {m.name}: {m.why} [unbounded, lemma {LEMMA[m.name]}]", None, m,
+                    lambda ns, led, lem=LEMMA[m.name]: ask(ns, led, lem),
+                    kind=PROVED, load="load")
+            for m in PROOF]
 
 
 # -- rows: the refinement (enumerated and tested), the whole algorithm ---------
@@ -670,7 +673,7 @@ def refinement_claims(max_n: int, random_n: tuple, per_n: int, z3_cases: int) ->
         if detail:
             led.record(REFUTED)
             break
-    rows.append(row(f"leroy and leroy_iterative refine the rules: every step of every move "
+    rows.append(row(f"leroy and leroy_iterative (code) refine the rules: every step of every move "
                     f"on n <= {max_n} registers + 1 temporary is the rule its trace names, "
                     "mapping the state to the traced one (mu, sigma, every value), "
                     "well-formed, measure dropping, ending final (Python reading of the "
@@ -705,7 +708,6 @@ def refinement_claims(max_n: int, random_n: tuple, per_n: int, z3_cases: int) ->
 def whole_algorithm_claims(n: int) -> list[dict]:
     """Each output proved correct by the Z3 semantics, input by input
     (moved from proofs/parmove.py)."""
-    import mutants
     from mutants.core import BY_NAME
     from verified.algorithms import leroy as algo
     from verified.algorithms.optimum import moves_plus_cycles
@@ -718,14 +720,13 @@ def whole_algorithm_claims(n: int) -> list[dict]:
         t0 = time.perf_counter()
         _, cex = exhaustive(getattr(algo, name), n, "temp", 1, led, length=moves_plus_cycles)
         rows.append(row(
-            f"{name}: output implements every move on n registers + 1 temporary, in "
+            f"{name} (code): output implements every move on n registers + 1 temporary, in "
             f"exactly non-loop moves + cycles operations (inputs enumerated, each output "
             f"proved by Z3; {time.perf_counter() - t0:.1f} s wall)", n, led,
             kind=ENUMERATED, detail=cex, family=f"{name} (enumerated)"))
-    led = Ledger()
-    _, cex = exhaustive(mutants.run(BY_NAME["leroy_no_cycle"]), 3, "temp", 1, led)
-    rows.append(row("MUTANT leroy_no_cycle: bounded whole-algorithm check", 3, led,
-                    kind=ENUMERATED, expect=REFUTED, detail=cex))
+    rows.append(planted("MUTANT leroy_no_cycle: bounded whole-algorithm check", 3,
+                        BY_NAME["leroy_no_cycle"],
+                        lambda fn, led: exhaustive(fn, 3, "temp", 1, led)[1]))
     return rows
 
 

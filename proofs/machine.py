@@ -684,7 +684,7 @@ def claims(quick: bool = False) -> list[dict]:
                 f"per-unit effect == Python illegal/execute on {count} single-location "
                 f"mov/swap operations between 3 places of each kind/class/width/alias "
                 f"group of the 4 presets (no solver query: concrete formulas simplified; "
-                f"{time.perf_counter() - t:.1f} s wall)", None, led, kind=ENUMERATED,
+                f"{time.perf_counter() - t:.1f} s wall)", "-", led, kind=ENUMERATED,
                 detail="; ".join(bad[:3]))]
     cases = 300 if quick else 2000
     t = time.perf_counter()
@@ -695,7 +695,7 @@ def claims(quick: bool = False) -> list[dict]:
     rows.append(row(f"cross-check (a test, not a proof): Z3 units/legality/contract == "
                     f"Python on {n} random machines and sequences ({oks} correct), pairs, "
                     f"aliases, immediates; each Z3 verdict by proofs.common.decide_each "
-                    f"({time.perf_counter() - t:.1f} s wall)", None, led, kind=TESTED,
+                    f"({time.perf_counter() - t:.1f} s wall)", "-", led, kind=TESTED,
                     detail="; ".join(bad[:3])))
     rows.append(_fact("x86-64 {rax, m0, m1}: no sequence of 2 operations exchanges m0, m1 "
                       "with rax preserved", X86_FRAGMENT, SLOT_SWAP, [], 2, False))

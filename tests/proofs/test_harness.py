@@ -102,5 +102,64 @@ def test_harness_claims_are_as_expected():
     from proofs import common
 
     rows = common.claims()
-    assert [r["result"] for r in rows] == [UNKNOWN, VACUOUS, VACUOUS]
+    assert [r["result"] for r in rows] == [UNKNOWN, UNKNOWN, VACUOUS, VACUOUS, UNKNOWN,
+                                           PROVED]
     assert all(r["result"] == r["expect"] for r in rows)
+    runner.judge(rows)
+    assert [runner.failed(r) for r in rows] == [False] * 6
+    assert "without a symbolic Z3 proof" in rows[-1]["problem"]
+
+
+def test_a_mutant_that_does_not_apply_is_reported_apart_from_verdicts(monkeypatch, capsys):
+    """A planted bug whose text is gone is "mutant could not apply" (its
+    own row, exit 2), never a refuted claim and never a crash."""
+    from mutants import Mutant
+    from proofs.common import NOT_APPLIED, planted
+
+    gone = Mutant("gone", "verified.algorithms.leroy", "no such text", "x", "why",
+                  scope="leroy")
+    asked = []
+    r = planted("MUTANT gone", 3, gone, lambda fn, led: asked.append(fn) or "")
+    assert r["result"] == NOT_APPLIED and "occurs 0 times" in r["detail"] and not asked
+    assert "mutant could not apply" in evidence_problem(r)
+    refuted = dict(row("c", 2, Ledger(counts={PROVED: 0, REFUTED: 1, VACUOUS: 0,
+                                               UNKNOWN: 0})), module="m")
+    for rows, code in (([dict(r, module="m")], 2), ([refuted], 1),
+                       ([refuted, dict(r, module="m")], 2)):
+        monkeypatch.setattr(runner, "collect",
+                            lambda names, quick, moonshot=False, rows=rows: (rows, []))
+        assert runner.main(["--quick"]) == code
+    err = capsys.readouterr().err
+    assert "mutant could not apply: MUTANT gone" in err
+
+
+def test_an_edit_near_a_mutants_text_is_a_verdict_not_a_crash(tmp_path):
+    """The class-5 planted bug written into a copy of proofs/leroy.py: the
+    rule's claim is refuted, the catalogue entry it breaks is reported as
+    not applied (exit 2), and every other row still runs."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from mutants.proofs import BY_NAME
+
+    repo = Path(__file__).resolve().parents[2]
+    for pkg in ("proofs", "mutants"):
+        shutil.copytree(repo / pkg, tmp_path / pkg)
+    m = BY_NAME["proofs_leroy_loop_redirects_top"]
+    src = (tmp_path / "proofs" / "leroy.py").read_text()
+    assert src.count(m.old) == 1
+    (tmp_path / "proofs" / "leroy.py").write_text(src.replace(m.old, m.new))
+    out = subprocess.run([sys.executable, "-m", "proofs", "--quick", "--only", "leroy",
+                          "--json", "-"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=600)
+    assert "Traceback" not in out.stderr, out.stderr
+    assert out.returncode == 2, out.stdout[-2000:]
+    rows = json.loads(out.stdout.split("\n#JSON\n", 1)[1])
+    by = {r["claim"].split(":")[0]: r for r in rows}
+    assert by["Leroy rule loop"]["result"] == REFUTED
+    assert by["MUTANT proofs_leroy_loop_ghost"]["result"] == "mutant could not apply"
+    assert by["MUTANT proofs_leroy_no_loop"]["result"] == REFUTED   # the others still ran
+    assert "mutant could not apply: MUTANT proofs_leroy_loop_ghost" in out.stderr
