@@ -1,6 +1,7 @@
 # Every target creates or reuses .venv and installs the project from
-# pyproject.toml first (with the pinned test and proof tools, the extras
-# "test" and "proofs"), so a fresh machine needs nothing but Python 3.11.
+# pyproject.toml first (with the pinned test and proof tools and the Dask
+# cluster runner, the extras "test", "proofs" and "cluster"), so a fresh
+# machine needs nothing but Python 3.11.
 # `pip install .` alone gives the oracle and the tools, no prover.
 PYTHON ?= python3
 VENV   := .venv
@@ -12,7 +13,7 @@ STAMP  := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[test,proofs]"
+	$(BIN)/python -m pip install -q -e ".[test,proofs,cluster]"
 	touch $(STAMP)
 
 ## make test: the test suite (exhaustive n <= 6, Hypothesis, mutants). CI runs this.
