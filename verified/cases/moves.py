@@ -28,6 +28,8 @@ from typing import Callable, Iterator, NamedTuple
 
 from . import shapes as _shapes
 
+_new_tuple = tuple.__new__
+
 
 def register_maps(n: int, first: int | None = None) -> Iterator[tuple[int, ...]]:
     """All n^n maps (or those with want[0] == first)."""
@@ -96,7 +98,9 @@ def exhaustive_cases(max_registers: int, smallest: int = 1, start: int = 0) -> I
             start -= count
             continue
         for srcs in _product_from(choices, n, start):
-            yield Case(n, tuple((d, s) for d, s in enumerate(srcs) if s is not None))
+            # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path)
+            yield _new_tuple(Case, (n, tuple([(d, s) for d, s in enumerate(srcs)
+                                              if s is not None])))
         start = 0
 
 

@@ -110,6 +110,20 @@ def answer_ops(line: bytes) -> "list | None":
     return ops
 
 
+class _PairText(dict):
+    """(dst, src) -> its JSON text "[dst, src]", kept for the first 2^16
+    pairs seen (requests repeat the same few pairs)."""
+
+    def __missing__(self, pair: tuple) -> str:
+        text = f"[{pair[0]}, {pair[1]}]"
+        if len(self) < 1 << 16:
+            self[pair] = text
+        return text
+
+
+_PAIR_TEXT = _PairText()
+
+
 def format_moves(case: gen.Case) -> str:
     return "(" + ", ".join(f"{loc_name(d)} <- {loc_name(s)}" for d, s in case.moves) + ")"
 
@@ -139,7 +153,7 @@ class MoveType(CaseType):
     def encode(self, case: gen.Case) -> bytes:
         """``json.dumps(self.request(case))`` plus a newline, built by hand
         (the writer's hot path; the tests compare the two)."""
-        moves = ", ".join([f"[{d}, {s}]" for d, s in case.moves])
+        moves = ", ".join(map(_PAIR_TEXT.__getitem__, case.moves))
         return f'{{"moves": [{moves}]{self._tail}{case.registers}}}\n'.encode()
 
     @functools.cached_property
