@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 ## make test: the test suite (exhaustive n <= 6, Hypothesis, mutants). CI runs this.
+## make test PYTEST_JOBS=2: the same tests over 2 processes (pytest-xdist);
+## the default 0 runs them in this process, one after another.
+PYTEST_JOBS ?= 0
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow and not huge"
+	$(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not huge"
 
 ## make test-slow: the long exhaustive runs (n = 7 for every algorithm).
 test-slow: $(STAMP)
