@@ -19,10 +19,9 @@ from __future__ import annotations
 import functools
 import json
 import math
-import os
 import sys
 from dataclasses import dataclass
-from typing import BinaryIO, Callable, Iterator, TextIO
+from typing import BinaryIO, Callable, TextIO
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG, worse
 from ..core.machine import MachineRequest, parse_machine_request
@@ -163,7 +162,7 @@ def serve(
     1 if any answer was wrong, else 2 if any line was bad, else 0.
     """
     wrong = bad = False
-    for lineno, raw in enumerate(_lines_flushing(stream, out), 1):
+    for lineno, raw in enumerate(stream, 1):
         if not raw.strip():
             continue
         obj = None
@@ -183,51 +182,8 @@ def serve(
         wrong |= status == EXIT_WRONG
         bad |= status == EXIT_BAD_INPUT
         out.write(json.dumps(answer) + "\n")
-    out.flush()
+        out.flush()
     return EXIT_WRONG if wrong else EXIT_BAD_INPUT if bad else EXIT_OK
-
-
-#: how much input is read at once
-_CHUNK = 1 << 16
-
-
-def _lines_flushing(stream: BinaryIO, out: TextIO) -> Iterator[bytes]:
-    """The lines of ``stream`` (as iterating it gives them), flushing
-    ``out`` whenever no complete line is at hand, before waiting for more
-    input: a program that sends one request and waits gets its answer at
-    once, and a pipe full of requests gets its answers in blocks rather than
-    one write per line (the C client's rule).  A stream without a file
-    descriptor (``io.BytesIO``) is read as it is, flushing after each line."""
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        fd = None
-    if fd is None:
-        for raw in stream:
-            yield raw
-            out.flush()
-        return
-    buf = b""
-    start = 0
-    while True:
-        end = buf.find(b"\n", start)
-        if end >= 0:
-            yield buf[start:end + 1]
-            start = end + 1
-            continue
-        out.flush()  # nothing complete is at hand: answer what was asked
-        parts = [buf[start:]]
-        while True:  # to the end of a line (joined once: a huge line costs no copies)
-            chunk = os.read(fd, _CHUNK)
-            if not chunk:
-                rest = b"".join(parts)
-                if rest:
-                    yield rest
-                return
-            parts.append(chunk)
-            if b"\n" in chunk:
-                break
-        buf, start = b"".join(parts), 0
 
 
 def serve_paths(
