@@ -223,3 +223,21 @@ def test_a_shard_that_is_bad_use_is_one_line(capsys):
     with pytest.raises(RuntimeError, match=r"^shard 1/2: verified conform: error: --model is "
                        r"required"):
         cluster.run_on(InlineClient(), ["--cmd", "true"], 2)
+
+
+def test_reasons_merge_in_the_order_first_seen_and_say_when_a_shard_lumped():
+    """One run counts the first 20 kinds of reason apart, in the order first
+    seen, the rest together; the merge does the same over the shards in
+    order, and says when a shard's own "(other reasons)" makes that inexact."""
+    def part(order, counts):
+        return {"shard": {"reasons_order": order}, "refusal_report": {"reasons": counts}}
+    first = [f"why {chr(65 + i)}" for i in range(15)]
+    second = [f"why {chr(97 + i)}" for i in range(10)]
+    reasons, lumped = M._merge_reasons([
+        part(first, {w: 2 for w in first}), part(second + first[:1], {
+            **{w: 1 for w in second}, first[0]: 5})])
+    # by count (most_common), ties in the order first seen
+    assert list(reasons) == [first[0], "(other reasons)", *first[1:], *second[:5]]
+    assert reasons[first[0]] == 7 and reasons["(other reasons)"] == 5 and not lumped
+    _, lumped = M._merge_reasons([part(["(other reasons)"], {"(other reasons)": 3})])
+    assert lumped
