@@ -233,8 +233,10 @@ def shape_cases(n: int, relabel: int = 0, order: str = "sorted", seed: object = 
     rng = random.Random(f"verified-conform-shapes:{n}:{relabel}:{order}:{seed}")
     for srcs in _shapes.shapes(n):
         for k in range(1 + relabel):
-            cur = srcs if k == 0 else _shapes.relabel(srcs, _shapes.random_relabelling(n, rng))
-            moves = _shapes.ordered_moves(cur, order, rng)
+            # shapes() yields valid total maps and random_relabelling valid
+            # renamings: the unchecked forms (the tests validate every case)
+            cur = srcs if k == 0 else _shapes._relabel(srcs, _shapes.random_relabelling(n, rng))
+            moves = _shapes._ordered_moves(cur, order, rng)
             if not self_moves:
                 moves = [m for m in moves if m[0] != m[1]]
-            yield Case(n, tuple(moves))
+            yield _new_tuple(Case, (n, tuple(moves)))
