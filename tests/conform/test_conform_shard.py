@@ -241,3 +241,15 @@ def test_reasons_merge_in_the_order_first_seen_and_say_when_a_shard_lumped():
     assert reasons[first[0]] == 7 and reasons["(other reasons)"] == 5 and not lumped
     _, lumped = M._merge_reasons([part(["(other reasons)"], {"(other reasons)": 3})])
     assert lumped
+
+
+def test_a_report_field_merge_does_not_know_is_refused_not_dropped(capsys, tmp_path, c_client):
+    args = ["--cmd", str(c_client), "--model", "swap", "--registers", "2"]
+    *_, paths = run_sharded(capsys, tmp_path, 2, *args)
+    part = json.loads(Path(paths[1]).read_text())
+    part["failure_classes"] = []
+    Path(paths[1]).write_text(json.dumps(part))
+    assert main(["conform", "merge", *paths]) == 2
+    assert capsys.readouterr().err == (
+        f"verified conform merge: error: {paths[1]} has field(s) \"failure_classes\" that "
+        f"merge cannot combine exactly; no merged report is made\n")

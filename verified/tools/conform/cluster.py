@@ -24,7 +24,7 @@ import sys
 import time
 
 from ...core.exits import EXIT_BAD_INPUT
-from .merge import BadReports, _Parser, merge
+from .merge import BadReports, _Parser, check_fields, merge
 from .cli import text_report
 
 HELP = """\
@@ -63,6 +63,7 @@ def run_on(client, conform_args: list[str], shards: int) -> dict:
     for i, text in enumerate(texts, 1):
         report = json.loads(text)
         report["shard"]["path"] = f"shard {i}/{shards}"
+        check_fields(report)
         reports.append(report)
     return merge(reports)
 

@@ -42,6 +42,14 @@ example:
 #: the fields that name the run: equal in every shard
 SAME = ("program", "model", "machine", "allocator", "temps", "preserve", "cases")
 
+#: every field of a report that ``merge`` knows how to combine exactly; a
+#: report with any other field is refused rather than merged into a report
+#: one run would not give
+KNOWN = frozenset(SAME) | {
+    "exit", "planned", "run", "correct", "refused_unsolvable", "failures", "refusals",
+    "seconds", "cases_per_second", "broken", "first_failure", "smallest_failure",
+    "refusal_report", "internal_errors", "gap_to_optimum", "notes", "shard"}
+
 
 class BadReports(Exception):
     pass
@@ -89,7 +97,17 @@ def _load(path: str) -> dict:
         raise BadReports(f"{path} is not the --json report of a `verified conform --shard "
                          f"I/N` run (it has no \"shard\" object)")
     report["shard"]["path"] = path
+    check_fields(report)
     return report
+
+
+def check_fields(report: dict) -> None:
+    """Refuse a report with a field ``merge`` does not know how to combine."""
+    unknown = sorted(set(report) - KNOWN)
+    if unknown:
+        raise BadReports(f"{report['shard']['path']} has field(s) "
+                         f"{', '.join(map(json.dumps, unknown))} that merge cannot combine "
+                         f"exactly; no merged report is made")
 
 
 def _check_shards(reports: list[dict]) -> list[dict]:
