@@ -1,6 +1,7 @@
 # Every target creates or reuses .venv and installs the project from
-# pyproject.toml first (with the pinned test and proof tools, the extras
-# "test" and "proofs"), so a fresh machine needs nothing but Python 3.11.
+# pyproject.toml first (with the pinned test and proof tools and the Dask
+# cluster runner, the extras "test", "proofs" and "cluster"), so a fresh
+# machine needs nothing but Python 3.11.
 # `pip install .` alone gives the oracle and the tools, no prover.
 PYTHON ?= python3
 VENV   := .venv
@@ -12,12 +13,15 @@ STAMP  := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[test,proofs]"
+	$(BIN)/python -m pip install -q -e ".[test,proofs,cluster]"
 	touch $(STAMP)
 
 ## make test: the test suite (exhaustive n <= 6, Hypothesis, mutants). CI runs this.
+## make test PYTEST_JOBS=2: the same tests over 2 processes (pytest-xdist);
+## the default 0 runs them in this process, one after another.
+PYTEST_JOBS ?= 0
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow and not huge"
+	$(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not huge"
 
 ## make test-slow: the long exhaustive runs (n = 7 for every algorithm).
 test-slow: $(STAMP)

@@ -75,6 +75,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] in (["conform", "merge"], ["conform", "cluster"]):
+        # verbs of conform, whose own parser wants --cmd
+        verb = importlib.import_module(f"verified.tools.conform.{argv[1]}")
+        return _guarded(f"verified conform {argv[1]}", lambda: verb.main(argv[2:]))
     chosen = next((a for a in argv if not a.startswith("-")), None)
     names = {name for name, _, _ in SUBCOMMANDS}
     parser = build_parser(chosen if chosen in names else None)
@@ -87,8 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     prog = args._parser.prog
     if extra:  # reported by the subcommand's parser, with its usage, not the index's
         args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return _guarded(prog, lambda: importlib.import_module(args._module).run(args))
+
+
+def _guarded(prog: str, run) -> int:
+    """Run a command; a broken pipe, exhausted memory, an unusable path or a
+    bug of ours ends it with one line, never a traceback."""
     try:
-        return importlib.import_module(args._module).run(args)
+        return run()
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -208,6 +208,30 @@ def test_memoised_parse_is_read_sequence(seq):
     assert C.parse_sequence(seq) == want  # and again, from the memo
 
 
+_ANSWER_CASES = list(cases.exhaustive_cases(3))
+_answer_line = st.one_of(
+    st.lists(_op, max_size=5).map(lambda seq: json.dumps({"sequence": seq}).encode()),
+    st.sampled_from([b'{"sequence": [["swap", 0, 1]]}', b'{"sequence": [["mov", 1, 0]]}',
+                     b'{"sequence": []}', b'{"unsupported": "no"}', b"[1]", b"\xff",
+                     b'{"sequence": [], "sequence": []}', b'{"sequence": [], "error": "x"}',
+                     b'{"sequence": [["mov", "t", 0], ["mov", 0, 1], ["mov", 1, "t"]]}']),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(_ANSWER_CASES), _answer_line,
+       st.sampled_from([("temp", ("t",)), ("swap", ()), ("permi", ()), ("spill", ("m0",))]),
+       st.sampled_from(["all", "loops"]))
+def test_the_fast_path_says_ok_exactly_when_classify_does(case, line, model_temps, preserve):
+    """``MoveType.correct`` (check_chunk's hot path) must be True exactly
+    when ``classify`` says OK: never a second opinion; also when the line's
+    operations come from the memo (the second call)."""
+    ct = mv.MoveType(*model_temps, preserve)
+    kind = C.classify(ct, case, line, False)[0]
+    assert ct.correct(ct.pack(case), line) == (kind == C.OK)
+    assert ct.correct(ct.pack(case), line) == (kind == C.OK)
+
+
 def test_memo_keeps_types_apart():
     assert C.parse_sequence([["mov", 1, 0]]) == [Mov(1, 0)]
     assert C.parse_sequence([["mov", True, 0]]) == Verdict(
@@ -222,9 +246,13 @@ def test_memo_keeps_types_apart():
 
 
 class SlowSwap(mv.MoveType):
-    """The swap case type with a slow, counting judge (inline checking)."""
+    """The swap case type with a slow, counting judge (inline checking),
+    and no fast path (``correct``), so that every answer is judged."""
 
     judged = 0
+
+    def correct(self, packed, line):
+        return False
 
     def judge(self, case, answer):
         SlowSwap.judged += 1
@@ -316,7 +344,11 @@ def test_a_program_exiting_before_the_writer_is_done_is_an_early_exit(monkeypatc
 
 
 class DyingSwap(mv.MoveType):
-    """The swap case type whose judge kills the worker process it runs in."""
+    """The swap case type whose judge kills the worker process it runs in
+    (no fast path: every answer is judged)."""
+
+    def correct(self, packed, line):
+        return False
 
     def judge(self, case, answer):
         if os.getpid() != PARENT:

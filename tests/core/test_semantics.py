@@ -13,10 +13,12 @@ from verified.core.graph import analyse
 from verified.algorithms.optimum import optimum
 from verified.core.oracle import implements, judge
 from verified.core.semantics import (
+    Load,
     Mov,
     ParallelMove,
     Perm,
     PreconditionError,
+    Store,
     Swap,
     execute,
     location,
@@ -236,3 +238,82 @@ def test_temp_model_without_scratch_has_no_sequence():
     # a destination outside the cycle is scratch until it is written
     pm = ParallelMove.make([(1, 0), (0, 1), (3, 2)])
     assert optimum(pm, "temp").length == 4
+
+
+# -- the oracle's fast paths agree with its slow, wording paths ----------------
+
+_LOCS = [0, 1, 2, 3, "t", "m0", "u", 9]
+
+
+def _every_op():
+    for a, b in itertools.product(_LOCS, repeat=2):
+        yield from (Mov(a, b), Swap(a, b), Load(a, b), Store(a, b))
+    yield Perm(((0, 1), (1, 0)))
+    yield Perm(((2, "t"), ("t", 2)))
+
+
+@pytest.mark.parametrize("registers, temps", [(3, ()), (3, ("t",)), (None, ("m0",)), (0, ())])
+def test_the_declared_check_agrees_with_the_verdict_it_stands_for(registers, temps):
+    """``_all_declared`` (no verdict built) says no exactly when
+    ``_first_undeclared`` finds a problem, on every one- and two-operation
+    sequence over registers, temporaries and undeclared names."""
+    from verified.core import oracle
+    from verified.core.semantics import MODELS
+    pm = ParallelMove.make([(0, 1), (1, 0)] if registers != 0 else [], registers, temps)
+    ops = list(_every_op())
+    for model, allowed in MODELS.items():
+        for seq in [[a] for a in ops] + [[a, b] for a in ops[::7] for b in ops[::5]]:
+            fast = oracle._all_declared(pm, seq, allowed)
+            if fast:
+                with pytest.raises(AssertionError, match="disagree"):
+                    oracle._first_undeclared(pm, seq, model, allowed)
+            else:
+                assert not oracle._first_undeclared(pm, seq, model, allowed).ok
+
+
+def test_judge_sorts_only_to_name_the_first_clobbered_location():
+    """``judge``'s quick scan (``_clobbered``) and its sorted scan agree: on
+    every final state over four registers and a temporary, the verdict is
+    ok exactly when no written non-destination of the file lost its value,
+    and a failure names the lowest such location."""
+    pm = ParallelMove.make([(0, 1)], registers=4, temps=["t"])
+    for values in itertools.product([None, 0, 1, 2, 3, "t"], repeat=4):
+        state = {loc: v for loc, v in zip([3, "t", 2, 1], values) if v is not None}
+        state[0] = 1
+        wrong = sorted(loc for loc, v in state.items()
+                       if loc in (1, 2, 3) and v != loc)
+        v = judge(pm, state, "all", 1)
+        assert v.ok == (not wrong) and (v.ok or v.location == wrong[0])
+
+
+def test_rejudge_reuses_only_the_verdict_on_exactly_the_same_question(monkeypatch):
+    """``rejudge`` repeats ``ensure``'s verdict only for the same move, the
+    same operation objects, model and contract; otherwise it judges."""
+    from verified.algorithms import solve
+    from verified.core import oracle
+    pm = ParallelMove.from_map((1, 2, 0))
+    ops = solve("shuf", pm)
+    last = oracle._receipt
+    assert last is not None and last[0] is pm and last[4].ok
+    judged = []
+    real = oracle.implements
+    monkeypatch.setattr(oracle, "implements", lambda *a: judged.append(a) or real(*a))
+    assert oracle.rejudge(pm, ops, "swap") is last[4] and judged == []
+    assert not oracle.rejudge(pm, ops, "temp").ok  # a swap is not a temp operation
+    assert oracle.rejudge(pm, ops, "swap", "loops").ok and len(judged) == 2
+    twin = ParallelMove.from_map((1, 2, 0))
+    assert oracle.rejudge(twin, ops, "swap").ok and len(judged) == 3
+    ops.append(Mov(0, 1))  # changed after the postcondition ran: judged afresh
+    v = oracle.rejudge(pm, ops, "swap")
+    assert not v.ok and v.location == 0
+    ops[:] = [Swap(0, 1), Swap(0, 1)]  # same length, other objects
+    assert not oracle.rejudge(pm, ops, "swap").ok and len(judged) == 5
+
+
+def test_a_trusted_move_is_the_move_make_builds():
+    for n in range(5):
+        for want in cases.register_maps(n):
+            for temps in ((), ("t",)):
+                made = ParallelMove.from_map(want, temps=temps)
+                trusted = ParallelMove.trusted(tuple(enumerate(want)), n, temps)
+                assert trusted == made and trusted.source_of == made.source_of

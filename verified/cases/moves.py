@@ -28,6 +28,8 @@ from typing import Callable, Iterator, NamedTuple
 
 from . import shapes as _shapes
 
+_new_tuple = tuple.__new__
+
 
 def register_maps(n: int, first: int | None = None) -> Iterator[tuple[int, ...]]:
     """All n^n maps (or those with want[0] == first)."""
@@ -83,14 +85,40 @@ def out_degree_1_rtg(rng: random.Random, max_comps: int = 8, max_size: int = 13,
     return edges, (x, a2, a3), len(labels)
 
 
-def exhaustive_cases(max_registers: int, smallest: int = 1) -> Iterator[Case]:
+def exhaustive_cases(max_registers: int, smallest: int = 1, start: int = 0) -> Iterator[Case]:
     """Every parallel move over r0..r{n-1} for n = smallest..max_registers:
     each register is either not a destination or a destination of any
-    register (self-moves included), (n+1)^n moves for each n."""
+    register (self-moves included), (n+1)^n moves for each n.  ``start``:
+    from the case of that index on (``islice(..., start, None)``, without
+    generating the ones before it)."""
     for n in range(smallest, max_registers + 1):
         choices = [None, *range(n)]
-        for srcs in itertools.product(choices, repeat=n):
-            yield Case(n, tuple((d, s) for d, s in enumerate(srcs) if s is not None))
+        count = (n + 1) ** n
+        if start >= count:
+            start -= count
+            continue
+        for srcs in _product_from(choices, n, start):
+            # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path)
+            yield _new_tuple(Case, (n, tuple([(d, s) for d, s in enumerate(srcs)
+                                              if s is not None])))
+        start = 0
+
+
+def _product_from(choices: list, n: int, start: int) -> Iterator[tuple]:
+    """``itertools.product(choices, repeat=n)`` from its ``start``-th tuple on."""
+    if start == 0:
+        yield from itertools.product(choices, repeat=n)
+        return
+    m = len(choices)
+    digits = [(start // m ** (n - 1 - k)) % m for k in range(n)]
+    # the tuples >= digits, in order: those that keep digits[:k] and raise
+    # position k (the last position: from its own digit on), the rest free
+    for k in range(n - 1, -1, -1):
+        prefix = tuple(choices[d] for d in digits[:k])
+        first = digits[k] if k == n - 1 else digits[k] + 1
+        for c in choices[first:]:
+            for rest in itertools.product(choices, repeat=n - 1 - k):
+                yield (*prefix, c, *rest)
 
 
 def exhaustive_count(max_registers: int) -> int:
@@ -205,8 +233,10 @@ def shape_cases(n: int, relabel: int = 0, order: str = "sorted", seed: object = 
     rng = random.Random(f"verified-conform-shapes:{n}:{relabel}:{order}:{seed}")
     for srcs in _shapes.shapes(n):
         for k in range(1 + relabel):
-            cur = srcs if k == 0 else _shapes.relabel(srcs, _shapes.random_relabelling(n, rng))
-            moves = _shapes.ordered_moves(cur, order, rng)
+            # shapes() yields valid total maps and random_relabelling valid
+            # renamings: the unchecked forms (the tests validate every case)
+            cur = srcs if k == 0 else _shapes._relabel(srcs, _shapes.random_relabelling(n, rng))
+            moves = _shapes._ordered_moves(cur, order, rng)
             if not self_moves:
                 moves = [m for m in moves if m[0] != m[1]]
-            yield Case(n, tuple(moves))
+            yield _new_tuple(Case, (n, tuple(moves)))

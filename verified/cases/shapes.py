@@ -131,8 +131,11 @@ def _check_perm(perm: Sequence[int], n: int) -> tuple[int, ...]:
 
 def relabel(srcs: Sequence[int], perm: Sequence[int]) -> tuple[int, ...]:
     """Rename register i to perm[i]: the result maps perm[d] to perm[srcs[d]]."""
-    srcs = _check_map(srcs)
-    perm = _check_perm(perm, len(srcs))
+    return _relabel(_check_map(srcs), _check_perm(perm, len(srcs)))
+
+
+def _relabel(srcs: tuple[int, ...], perm: tuple[int, ...]) -> tuple[int, ...]:
+    # ``relabel`` on a checked map and renaming (the generators' own)
     out = [0] * len(srcs)
     for d, s in enumerate(srcs):
         out[perm[d]] = perm[s]
@@ -158,7 +161,13 @@ def ordered_moves(
     is then required).  A client must not depend on the order of a parallel
     move; these orders catch one that does.
     """
-    srcs = _check_map(srcs)
+    return _ordered_moves(_check_map(srcs), order, rng)
+
+
+def _ordered_moves(srcs: tuple[int, ...], order: str,
+                   rng: random.Random | None) -> list[tuple[int, int]]:
+    # ``ordered_moves`` on a checked map (the generators' own: ``shapes``
+    # yields total maps by construction, and the tests check every case)
     moves = list(enumerate(srcs))
     if order == "sorted":
         return moves

@@ -191,6 +191,18 @@ class ParallelMove:
         return ParallelMove(tuple(pairs), registers, tuple(temp_list), source_of)
 
     @staticmethod
+    def trusted(
+        moves: tuple[tuple[Location, Location], ...],
+        registers: int | None,
+        temps: tuple[Location, ...] = (),
+    ) -> "ParallelMove":
+        """The move ``make`` would build from these (already normalised)
+        pairs, without checking them: only for a generator whose every
+        output ``make`` accepts by construction (the exhaustive maps,
+        conform's own requests; tests compare the two).  Never for input."""
+        return ParallelMove(moves, registers, temps, dict(moves))
+
+    @staticmethod
     def from_map(want: Sequence[int], temps: Iterable[object] = ()) -> "ParallelMove":
         """The shuffling write-up's form: ``want[i]`` is the register whose
         original value register ``i`` must hold (``{3, 0, 1, 2}``)."""
@@ -265,6 +277,9 @@ class Mov:
     def writes(self) -> tuple[Location, ...]:
         return (self.dst,)
 
+    def reads(self) -> tuple[Location, ...]:
+        return (self.src,)
+
     def to_json(self) -> list:
         return ["mov", self.dst, self.src]
 
@@ -277,6 +292,9 @@ class Swap:
     b: Location
 
     def writes(self) -> tuple[Location, ...]:
+        return (self.a, self.b)
+
+    def reads(self) -> tuple[Location, ...]:
         return (self.a, self.b)
 
     def to_json(self) -> list:
@@ -293,6 +311,9 @@ class Perm:
     def writes(self) -> tuple[Location, ...]:
         return tuple(d for d, _ in self.pairs)
 
+    def reads(self) -> tuple[Location, ...]:
+        return tuple(s for _, s in self.pairs)
+
     def to_json(self) -> list:
         return ["perm", [[d, s] for d, s in self.pairs]]
 
@@ -307,6 +328,9 @@ class Load:
     def writes(self) -> tuple[Location, ...]:
         return (self.reg,)
 
+    def reads(self) -> tuple[Location, ...]:
+        return (self.slot,)
+
     def to_json(self) -> list:
         return ["load", self.reg, self.slot]
 
@@ -320,6 +344,9 @@ class Store:
 
     def writes(self) -> tuple[Location, ...]:
         return (self.slot,)
+
+    def reads(self) -> tuple[Location, ...]:
+        return (self.reg,)
 
     def to_json(self) -> list:
         return ["store", self.reg, self.slot]
@@ -432,15 +459,9 @@ def format_op(op: Operation) -> str:
 
 
 def reads(op: Operation) -> tuple[Location, ...]:
-    if isinstance(op, Mov):
-        return (op.src,)
-    if isinstance(op, Swap):
-        return (op.a, op.b)
-    if isinstance(op, Perm):
-        return tuple(s for _, s in op.pairs)
-    if isinstance(op, Load):
-        return (op.slot,)
-    return (op.reg,)
+    """The locations ``op`` reads (each operation class says, beside what it
+    writes)."""
+    return op.reads()
 
 
 # ---------------------------------------------------------------------------

@@ -76,6 +76,10 @@ exit status: 0 every answer correct; 1 a wrong sequence or allocation, a
 that broke the protocol (and nothing wrong before the break).  A wrong
 sequence always exits 1.
 
+A run split with --shard I/N (CI matrix jobs, machines, a cluster) is put
+back together by `verified conform merge REPORT...`: the one report of the
+whole run from the N --json reports.
+
 examples:
   verified conform --cmd ./my_resolver --model swap --registers 6 --exhaustive --optimal
   verified conform --cmd ./my_resolver --model swap --registers 16 --shapes --order shuffled
@@ -93,6 +97,8 @@ MAX_MACHINE_CASES = 2_000_000
 #: counts at most checker.CLASSES classes one by one
 DEFAULT_CLASSES = 10
 MAX_CLASSES = 100
+#: --shard I/N: at most this many shards
+MAX_SHARDS = 1_000_000
 
 
 def _temp_arg(text: str):
@@ -104,6 +110,26 @@ def _temp_arg(text: str):
         return location(value)
     except PreconditionError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _shard_arg(text: str) -> tuple[int, int]:
+    i, sep, n = text.partition("/")
+    try:
+        shard = (int(i), int(n))
+    except ValueError:
+        shard = None
+    if not sep or shard is None or not 1 <= shard[0] <= shard[1] <= MAX_SHARDS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not I/N with 1 <= I <= N <= {MAX_SHARDS:,} (e.g. 2/4, or "
+            f"\"$I/$N\" from a CI matrix)")
+    return shard
+
+
+def shard_range(planned: int, i: int, n: int) -> tuple[int, int]:
+    """Shard i of n (1-based): cases lo..hi-1 of the run.  The n ranges are
+    consecutive, disjoint and cover 0..planned-1; their sizes differ by at
+    most one."""
+    return (i - 1) * planned // n, i * planned // n
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -159,6 +185,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-moves", type=int, default=None, metavar="K",
                         help="with --machine --exhaustive: at most K moves per case "
                         "(default 3; 0 = every assignment)")
+    parser.add_argument("--shard", type=_shard_arg, default=None, metavar="I/N",
+                        help="run only part I of N (1 <= I <= N) of the cases: the I-th of N "
+                        "equal runs of consecutive cases, for any mode; `verified conform "
+                        "merge` turns the N --json reports into the report of one run")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="longest wait for any one answer (default 10)")
     parser.add_argument("--jobs", "-j", type=int, default=None, metavar="J",
@@ -279,6 +309,8 @@ def build_suite(args: argparse.Namespace) -> tuple[list[str], Suite]:
               f"{gen.exhaustive_count(n):,} cases; use --shapes (every move up to renaming) "
               f"or --random K beyond {MAX_EXHAUSTIVE}")
         cases = lambda: mv.ordered(mv.exhaustive(n, fan_out), order, seed)
+        if fan_out and order != "shuffled":  # --shard: case #k without the ones before
+            cases.start_at = lambda k: mv.ordered(gen.exhaustive_cases(n, start=k), order, seed)
         planned = mv.exhaustive_planned(n, fan_out)
         what = f"exhaustive, every parallel move over 1..{n} registers"
     if not fan_out:
@@ -356,6 +388,29 @@ def _check_temps(m, temps) -> None:
 # ---------------------------------------------------------------------------
 
 
+def sharded(suite: Suite, shard: tuple[int, int] | None) -> tuple[Suite, int]:
+    """The suite of ``--shard I/N`` (the cases of ``shard_range``, numbered
+    as in the whole run: the returned first index), or the whole suite."""
+    if shard is None:
+        return suite, 0
+    lo, hi = shard_range(suite.planned, *shard)
+    whole = suite.cases
+    start_at = getattr(whole, "start_at", None)
+
+    def cases():
+        if start_at is not None:
+            return itertools.islice(start_at(lo), hi - lo)
+        it = iter(whole())
+        next(itertools.islice(it, lo, lo), None)  # generate and drop the cases before
+        return itertools.islice(it, hi - lo)
+
+    # the cases before the shard are skipped now, before the program starts,
+    # so that their generation never counts against its --timeout
+    ready = [cases()]
+    return Suite(suite.case_type, lambda: ready.pop() if ready else cases(), hi - lo,
+                 suite.description), lo
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         argv, suite = build_suite(args)
@@ -377,7 +432,8 @@ def _signame(signum: int) -> str:
     return signal.Signals(signum).name
 
 
-def _run(args: argparse.Namespace, argv: list[str], suite: Suite) -> int:
+def _run(args: argparse.Namespace, argv: list[str], whole: Suite) -> int:
+    suite, first = sharded(whole, getattr(args, "shard", None))
     jobs = args.jobs or os.cpu_count() or 1
     printer = _progress_printer(args.progress)
     res = run_session(argv, suite, args.optimal, args.timeout, jobs, printer)
@@ -397,7 +453,8 @@ def _run(args: argparse.Namespace, argv: list[str], suite: Suite) -> int:
         again = run_session(argv, Suite(ct, lambda: [ct.decode(json.loads(b.request))], 1,
                                         "alone"), False, args.timeout)
         alone = again.broken is not None and again.broken.kind == b.kind
-    report = make_report(args, suite, res, shrunk_classes, alone, failed)
+    report = make_report(args, suite, res, shrunk_classes, alone, failed, first,
+                         whole.planned)
     print(json.dumps(report, indent=2) if args.json else text_report(report))
     return report["exit"]
 
@@ -475,10 +532,10 @@ def exit_status(res: Result, allow_refusals: bool) -> int:
     return EXIT_OK
 
 
-def _example(ct, ex: Example, with_reference: bool = False) -> dict:
+def _example(ct, ex: Example, with_reference: bool = False, first: int = 0) -> dict:
     req = json.loads(ex.request)
     case = ct.decode(req)
-    out: dict[str, Any] = {"case": ex.index, "request": req, "what": ct.describe(case),
+    out: dict[str, Any] = {"case": first + ex.index, "request": req, "what": ct.describe(case),
                            "answer": ex.answer.decode("utf-8", "replace")}
     if ex.detail is not None:
         out["verdict"] = ex.detail
@@ -489,10 +546,12 @@ def _example(ct, ex: Example, with_reference: bool = False) -> dict:
     return out
 
 
-def _shrunk_example(args, ct, shrunk: Shrunk) -> dict:
+def _shrunk_example(args, ct, shrunk: Shrunk, found: Example, first: int = 0) -> dict:
     """A shrunk case as the report shows it: the case, how it was shrunk,
-    where it was found, and the commands that reproduce its verdict."""
-    s = _example(ct, shrunk.example)
+    where it was found, and the commands that reproduce its verdict.  A
+    shrunk case is numbered in its own re-run; the case as found (nothing
+    shrunk) in this run, so past ``first`` in a shard."""
+    s = _example(ct, shrunk.example, first=first if shrunk.example is found else 0)
     s.update(shrink_steps=shrunk.steps, fails_alone=shrunk.reproduced,
              shrunk=not args.no_shrink)
     answer = _answer_value(ct, shrunk.example.answer)
@@ -505,18 +564,30 @@ def _shrunk_example(args, ct, shrunk: Shrunk) -> dict:
     return s
 
 
-def _class_entry(args, ct, cls: str, c, shrunk: Shrunk) -> dict:
-    s = _shrunk_example(args, ct, shrunk)
-    s.update(found_case=c.smallest.index, found_request=json.loads(c.smallest.request))
+def _class_entry(args, ct, cls: str, c, shrunk: Shrunk, first: int = 0) -> dict:
+    s = _shrunk_example(args, ct, shrunk, c.smallest, first)
+    s.update(found_case=first + c.smallest.index, found_request=json.loads(c.smallest.request))
     return {"class": cls, "count": c.count, "smallest": s}
 
 
+MACHINE_NOTE = ("on a machine, a case counts as having no answer when our resolve "
+                "finds none (its contract; the optimum's search confirms it on "
+                "machines of at most 8 units only)")
+
+
 def make_report(args, suite: Suite, res: Result, classes: list, alone: bool | None,
-                failed: list = ()) -> dict:
+                failed: list = (), first: int = 0, whole: int | None = None) -> dict:
     """The report as one JSON object; ``classes`` (and ``failed``) are the
     shown failure classes of wrong answers (of ``{"failure"}`` answers),
-    each ``(key, ClassStat, Shrunk)``."""
+    each ``(key, ClassStat, Shrunk)``.  With ``--shard`` its case numbers
+    are those of the whole run (``first`` is the shard's first case) and a
+    "shard" object carries what ``merge`` needs to rebuild the whole run's
+    report."""
     ct = suite.case_type
+
+    def example(ex: Example, with_reference: bool = False) -> dict:
+        return _example(ct, ex, with_reference, first)
+
     status = exit_status(res, args.allow_refusals)
     counted = counted_tally(res)
     rate = res.checked / res.seconds if res.seconds > 0 else 0.0
@@ -540,7 +611,7 @@ def make_report(args, suite: Suite, res: Result, classes: list, alone: bool | No
     if b is not None:
         r["broken"] = {"kind": b.kind, "message": b.message, "stderr": b.stderr[-1500:]}
         if b.index is not None:
-            r["broken"]["case"] = b.index
+            r["broken"]["case"] = first + b.index
         if b.request is not None:
             r["broken"]["request"] = json.loads(b.request)
             r["broken"]["reproduced_alone"] = alone
@@ -548,13 +619,13 @@ def make_report(args, suite: Suite, res: Result, classes: list, alone: bool | No
             a = res.after
             r["broken"]["verdicts_caused"] = a.checked - a.counts[OK] - a.counts[REFUSED_OK]
             r["broken"]["answers_out_of_step"] = a.checked
-            first = min((exs[0] for k, exs in a.first.items() if k in (WRONG, REFUSED)),
-                        key=lambda e: e.index)
-            r["broken"]["first_out_of_step"] = _example(ct, first)
+            out_of_step = min((exs[0] for k, exs in a.first.items() if k in (WRONG, REFUSED)),
+                              key=lambda e: e.index)
+            r["broken"]["first_out_of_step"] = example(out_of_step)
     if counted.counts[WRONG]:
-        r["first_failure"] = _example(ct, counted.first[WRONG][0])
+        r["first_failure"] = example(counted.first[WRONG][0])
     if classes:
-        entries = [_class_entry(args, ct, cls, c, sh) for cls, c, sh in classes]
+        entries = [_class_entry(args, ct, cls, c, sh, first) for cls, c, sh in classes]
         wrong_classes = [c for k, c in counted.classes.items() if c.kind == WRONG]
         r["classes"] = len(wrong_classes)
         r["failure_classes"] = entries
@@ -572,34 +643,62 @@ def make_report(args, suite: Suite, res: Result, classes: list, alone: bool | No
         r["smallest_failure"] = dict(best["smallest"], **{"class": best["class"]})
     if counted.counts[FAILED]:
         fr: dict[str, Any] = {"reasons": counted.reason_counts(FAILED),
-                              "first": _example(ct, counted.first[FAILED][0])}
+                              "first": example(counted.first[FAILED][0])}
         for cls, c, sh in failed:
-            fr["smallest"] = _class_entry(args, ct, cls, c, sh)["smallest"]
+            fr["smallest"] = _class_entry(args, ct, cls, c, sh, first)["smallest"]
         r["failure_report"] = fr
     if counted.counts[REFUSED]:
         r["refusal_report"] = {
             "allowed": args.allow_refusals,
             "reasons": counted.reason_counts(REFUSED),
-            "first": _example(ct, counted.first[REFUSED][0], with_reference=True),
-            "smallest": _example(ct, counted.smallest[REFUSED], with_reference=True),
+            "first": example(counted.first[REFUSED][0], with_reference=True),
+            "smallest": example(counted.smallest[REFUSED], with_reference=True),
         }
     internal = list(res.internal) + [
-        f"case #{e.index}: {e.detail}" for e in counted.first.get(INTERNAL, [])]
+        f"case #{first + e.index}: {e.detail}" for e in counted.first.get(INTERNAL, [])]
     if internal:
         r["internal_errors"] = internal
     if args.optimal:
         r["gap_to_optimum"] = [
             {"gap": gap, "count": n,
-             "smallest": _example(ct, counted.gap_smallest[gap], with_reference=True)}
+             "smallest": example(counted.gap_smallest[gap], with_reference=True)}
             for gap, n in sorted(counted.gaps.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))]
     notes = list(res.notes)
     if "machine" in r and counted.counts[REFUSED_OK]:
-        notes.append("on a machine, a case counts as having no answer when our resolve "
-                     "finds none (its contract; the optimum's search confirms it on "
-                     "machines of at most 8 units only)")
+        notes.append(MACHINE_NOTE)
     if notes:
         r["notes"] = notes
+    shard = getattr(args, "shard", None)
+    if shard is not None:
+        r["shard"] = _shard_facts(shard, first, whole, res, counted,
+                                 args.max_classes or DEFAULT_CLASSES)
+        # the size of each shown class's smallest case, as `merge` ranks them
+        r["shard"]["shown_sizes"] = {
+            e["class"]: list(ct.size(ct.decode(e["smallest"]["request"])))
+            for e in r.get("failure_classes", [])}
     return r
+
+
+def _shard_facts(shard: tuple[int, int], first: int, whole: int | None, res: Result,
+                 counted: Tally, max_classes: int) -> dict:
+    """What ``merge`` needs beyond the report itself: which part this is,
+    the sizes that rank its examples against other shards' (the smallest
+    case of a kind is the least (size, case number)), every failure class
+    counted (not only the shown ones) and every refusal or failure text
+    group in the order first seen, so the merged counts are one run's."""
+    return {
+        "index": shard[0], "of": shard[1], "first_case": first, "planned_total": whole,
+        "internal": list(res.internal),
+        "max_classes": max_classes,
+        "sizes": {kind: list(ex.size) for kind, ex in counted.smallest.items()
+                  if kind in (REFUSED, FAILED)},
+        "gap_sizes": [[gap, list(ex.size)] for gap, ex in counted.gap_smallest.items()],
+        "classes": [[key, c.kind, c.count] + ([] if c.smallest is None else
+                                              [list(c.smallest.size), first + c.smallest.index])
+                    for key, c in counted.classes.items()],
+        "reasons": {kind: [[group, r.text, r.count, r.varies] for group, r in groups.items()]
+                    for kind, groups in counted.reasons.items()},
+    }
 
 
 def _answer_value(ct, answer: bytes):
@@ -651,6 +750,11 @@ def text_report(r: dict) -> str:
     else:
         out.append(f"  model {r['model']}, temps {json.dumps(r['temps'])}, "
                    f"preserve {r['preserve']}; {r['cases']}")
+    if "shard" in r:
+        s = r["shard"]
+        out.append(f"  shard {s['index']}/{s['of']}: cases #{s['first_case']}.."
+                   f"#{s['first_case'] + r['planned'] - 1} of {s['planned_total']:,} "
+                   f"(`verified conform merge` joins the shards' --json reports)")
     if "broken" in r:
         b = r["broken"]
         out.append(f"BROKEN PROGRAM ({b['kind']}): {b['message']}")

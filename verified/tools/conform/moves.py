@@ -28,7 +28,7 @@ from ...core.semantics import (
     loc_name,
     operation,
 )
-from .checker import CaseType, Judgement
+from .checker import CaseType, Judgement, decode_answer
 
 #: Our reference algorithm per model (registered in ``verified.algorithms``,
 #: optimal and correct there; ``tests/conform`` checks both): the witness
@@ -83,6 +83,49 @@ def parse_sequence(seq: object) -> "list | Verdict":
     return ops
 
 
+#: answer line -> its operations (None: not a plain, well-formed sequence
+#: answer); bounded, emptied when full
+_LINE_MEMO: dict = {}
+_LINE_MEMO_SIZE = 1 << 16
+
+
+def answer_ops(line: bytes) -> "list | None":
+    """The operations of an answer line that is an object with a
+    well-formed ``"sequence"``, else None.  A pure function of the bytes
+    (``decode_answer``, then ``parse_sequence``), memoised on them: answers
+    repeat (the same sequence answers every register count the move fits
+    in), and a repeated line costs one dictionary look-up.  Callers only
+    read the list."""
+    memo = _LINE_MEMO
+    got = memo.get(line, memo)
+    if got is not memo:
+        return got
+    obj = decode_answer(line)
+    ops = None
+    # exactly one field, as classify requires: {"sequence": [], "unsupported": "x"} is garbage
+    if type(obj) is dict and len(obj) == 1 and "sequence" in obj:
+        parsed = parse_sequence(obj["sequence"])
+        ops = parsed if type(parsed) is list else None
+    if len(memo) >= _LINE_MEMO_SIZE:
+        memo.clear()
+    memo[line] = ops
+    return ops
+
+
+class _PairText(dict):
+    """(dst, src) -> its JSON text "[dst, src]", kept for the first 2^16
+    pairs seen (requests repeat the same few pairs)."""
+
+    def __missing__(self, pair: tuple) -> str:
+        text = f"[{pair[0]}, {pair[1]}]"
+        if len(self) < 1 << 16:
+            self[pair] = text
+        return text
+
+
+_PAIR_TEXT = _PairText()
+
+
 def format_moves(case: gen.Case) -> str:
     return "(" + ", ".join(f"{loc_name(d)} <- {loc_name(s)}" for d, s in case.moves) + ")"
 
@@ -112,7 +155,7 @@ class MoveType(CaseType):
     def encode(self, case: gen.Case) -> bytes:
         """``json.dumps(self.request(case))`` plus a newline, built by hand
         (the writer's hot path; the tests compare the two)."""
-        moves = ", ".join([f"[{d}, {s}]" for d, s in case.moves])
+        moves = ", ".join(map(_PAIR_TEXT.__getitem__, case.moves))
         return f'{{"moves": [{moves}]{self._tail}{case.registers}}}\n'.encode()
 
     @functools.cached_property
@@ -133,10 +176,13 @@ class MoveType(CaseType):
         return _new_tuple(gen.Case, packed)
 
     def parallel_move(self, case: gen.Case) -> ParallelMove:
+        return self._pm(case.registers, case.moves)
+
+    def _pm(self, registers: int, moves: tuple) -> ParallelMove:
         # Our own request: every generator's output is validated with
         # ParallelMove.make in tests/conform, and the temporaries once per
         # run by the command line; the answer is what gets checked.
-        return ParallelMove(case.moves, case.registers, self.temps, dict(case.moves))
+        return ParallelMove.trusted(moves, registers, self.temps)
 
     def judge(self, case: gen.Case, answer: object) -> Judgement:
         ops = parse_sequence(answer)
@@ -144,6 +190,18 @@ class MoveType(CaseType):
             return Judgement(False, ops.to_json())
         verdict = implements(self.parallel_move(case), ops, self.model, self.preserve)
         return Judgement(verdict.ok, verdict.to_json(), len(ops))
+
+    def correct(self, packed: tuple, line: bytes) -> bool:
+        """``CaseType.correct``: the answer's operations (``answer_ops``)
+        judged by ``implements`` as ``judge`` does, without building the
+        case, the judgement or the verdict's JSON; any doubt (and any
+        exception) is False, and ``classify`` then says why."""
+        try:
+            ops = answer_ops(line)
+            return ops is not None and implements(
+                self._pm(*packed), ops, self.model, self.preserve).ok
+        except Exception:
+            return False
 
     def solvable(self, case: gen.Case) -> bool:
         if self.model in ("swap", "permi"):

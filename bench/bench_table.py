@@ -1,0 +1,216 @@
+"""Issue 20's table: each row a figure of ours and, beside it, its anchor
+measured in the same run (the C client alone on the same requests; a plain
+`json` read-write loop over the same lines; the Rust SSRA when the
+`SSRA_RUST` command is given), and their ratio.  CPU seconds, not wall:
+they are what the load of a shared machine does not change much.
+
+* conform, register model: `--registers 6` (126,125 cases) against
+  tests/clients/shuf_client.c, inline (`--jobs 1`) and with the default
+  workers; the anchor is the client alone answering the same request lines;
+  "ours" is conform's CPU (its processes and the client's, less the client's
+  own CPU measured alone);
+* conform `--shapes`: 12 registers (16 with VERIFIED_BENCH_LONG=1), against
+  the client alone;
+* conform `--machine x86-64`: exhaustive (<= 3 moves) and random 2,000
+  (20,000 long) against our resolver: the anchor is the resolver alone
+  answering the same lines, so the ratio is the share of the run's CPU
+  that is ours beyond the resolver;
+* `verified check`, register and machine lines, against a plain
+  json.loads/json.dumps loop over the same file;
+* SSRA parse + allocate + print of the write-up's 6362-instruction tape at
+  24 registers, in process and as a whole `verified ssra alloc` process,
+  against `SSRA_RUST` (a command with {tape} where the tape's path goes,
+  e.g. SSRA_RUST='/path/to/ssra --registers 24 {tape}'), else against the
+  write-up's 3.8 ms, which is then not a same-run figure;
+* exhaustive checking (verified.tools.exhaustive) of shuf on n = 6
+  (n = 7 long): the algorithm, its postcondition and the independent check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "tests" / "clients" / "shuf_client.c"
+TAPE = ROOT / "tests" / "data" / "ssra-bench-6362.tape"
+RUST_WRITE_UP_MS = 3.8
+LONG = os.environ.get("VERIFIED_BENCH_LONG") == "1"
+PY = sys.executable
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_cpu(argv: list[str], stdin: "bytes | Path | None" = None, codes: tuple = (0, 1)
+            ) -> tuple[float, float, bytes]:
+    """Run a command to the end, its input bytes or a file: (CPU seconds of
+    it and its children, wall seconds, stdout)."""
+    c, t = _children_cpu(), time.perf_counter()
+    if isinstance(stdin, Path):
+        with open(stdin, "rb") as f:
+            p = subprocess.run(argv, stdin=f, capture_output=True)
+    else:
+        p = subprocess.run(argv, input=stdin, capture_output=True)
+    wall, cpu = time.perf_counter() - t, _children_cpu() - c
+    if p.returncode not in codes:
+        raise SystemExit(f"{argv[:4]} failed ({p.returncode}): {p.stderr[-300:]!r}")
+    return cpu, wall, p.stdout
+
+
+def best_cpu(argv: list[str], stdin: "bytes | Path | None" = None, repeats: int = 3,
+             codes: tuple = (0, 1)) -> float:
+    return min(run_cpu(argv, stdin, codes)[0] for _ in range(repeats))
+
+
+def conform(cmd: str, *args: str) -> tuple[float, float, dict]:
+    cpu, wall, out = run_cpu([PY, "-m", "verified.cli", "conform", "--cmd", cmd, "--json",
+                              "--progress", "never", *args])
+    return cpu, wall, json.loads(out)
+
+
+def requests_of(args: list[str], path: Path) -> Path:
+    """A file of the request lines conform sends for these options (its own
+    suite, streamed)."""
+    import argparse
+    from verified.tools.conform import cli
+    p = argparse.ArgumentParser()
+    cli.add_arguments(p)
+    _, suite = cli.build_suite(p.parse_args(["--cmd", "x", *args]))
+    with open(path, "wb") as f:
+        for c in suite.cases():
+            f.write(suite.case_type.encode(c))
+    return path
+
+
+ROWS: list[tuple[str, str, str, str]] = []
+
+
+def row(measure: str, ours: str, anchor: str, ratio: str) -> None:
+    ROWS.append((measure, ours, anchor, ratio))
+    print(f"   {measure:44} | {ours:30} | {anchor:34} | {ratio}", flush=True)
+
+
+def conform_rows(client: str, tmp: Path) -> None:
+    for label, args in [
+        ("conform n<=6, inline (-j 1)", ["--model", "swap", "--registers", "6", "--jobs", "1"]),
+        ("conform n<=6, workers (default)", ["--model", "swap", "--registers", "6"]),
+        (f"conform --shapes n={16 if LONG else 12}",
+         ["--model", "swap", "--registers", "16" if LONG else "12", "--shapes"]),
+    ]:
+        reqs = requests_of(args, tmp / "requests.jsonl")
+        alone = best_cpu([client], reqs)
+        cpu, wall, r = conform(client, *args)
+        assert r["exit"] == 0 and r["run"] == r["planned"], r
+        ours = max(cpu - alone, 1e-9)
+        row(label, f"{r['run'] / ours:,.0f} cases/CPU-s ({wall:.1f} s wall)",
+            f"client alone {r['run'] / max(alone, 1e-9):,.0f} answers/CPU-s",
+            f"x{ours / max(alone, 1e-9):.1f} the client's CPU")
+
+
+def machine_rows(tmp: Path) -> None:
+    resolve = [PY, "-m", "verified.cli", "solve", "--algorithm", "resolve"]
+    k = "20000" if LONG else "2000"
+    for label, args in [("conform --machine x86-64, exhaustive", ["--machine", "x86-64"]),
+                        (f"conform --machine x86-64, random {int(k):,}",
+                         ["--machine", "x86-64", "--random", k])]:
+        reqs = requests_of(args, tmp / "requests.jsonl")
+        # exit 2: it declines (one error line) the cases it has no answer for
+        alone = best_cpu(resolve, reqs, repeats=1, codes=(0, 1, 2))
+        cpu, wall, r = conform(shlex.join(resolve), *args, "--timeout", "60")
+        row(label, f"{r['run'] / cpu:,.0f} cases/CPU-s ({r['cases_per_second']:,} cases/s)",
+            f"resolver alone {alone / cpu:.0%} of the run's CPU",
+            f"x{(cpu - alone) / max(alone, 1e-9):.2f} the resolver's CPU")
+
+
+def check_rows() -> None:
+    from bench.bench_machines import requests as machine_requests
+    from verified import cases
+    from verified.algorithms import solve
+    from verified.core.semantics import ParallelMove
+    lines = []
+    for c in cases.random_cases(8, 20000, 1):
+        pm = ParallelMove.make(c.moves, c.registers)
+        lines.append(json.dumps({"moves": [list(m) for m in c.moves], "registers": c.registers,
+                                 "model": "swap",
+                                 "sequence": [op.to_json() for op in solve("shuf", pm)]}))
+    register = ("\n".join(lines) + "\n").encode()
+    machine = "".join(json.dumps(r) + "\n" for r in
+                      machine_requests("x86-64", random.Random(2026), 5000)).encode()
+    loop = [PY, "-c", "import json, sys\nfor line in sys.stdin:\n"
+            "    sys.stdout.write(json.dumps(json.loads(line)) + '\\n')"]
+    for label, data in (("verified check, register lines", register),
+                        ("verified check, machine lines (x86-64)", machine)):
+        n = data.count(b"\n")
+        ours = best_cpu([PY, "-m", "verified.cli", "check"], data)
+        plain = best_cpu(loop, data)
+        row(label, f"{n / ours:,.0f} lines/CPU-s", f"json loop {n / plain:,.0f} lines/CPU-s",
+            f"x{ours / plain:.1f} the json loop's CPU")
+
+
+def ssra_rows() -> None:
+    from verified import ssra
+    text = TAPE.read_text()
+    cpu = []
+    for _ in range(15):
+        c = time.process_time()
+        ssra.allocate(ssra.parse_tape(text), 24).text()
+        cpu.append(time.process_time() - c)
+    inproc = sorted(cpu)[len(cpu) // 2]
+    whole = best_cpu([PY, "-m", "verified.cli", "ssra", "alloc", "--registers", "24",
+                      str(TAPE)], repeats=5)
+    rust_cmd = os.environ.get("SSRA_RUST")
+    if rust_cmd:
+        rust = best_cpu(shlex.split(rust_cmd.replace("{tape}", shlex.quote(str(TAPE)))),
+                        repeats=11)
+        anchor = f"Rust {rust * 1e3:.1f} ms CPU (same run)"
+    else:
+        rust = RUST_WRITE_UP_MS / 1e3
+        anchor = f"Rust {RUST_WRITE_UP_MS} ms (write-up, NOT same-run)"
+    row("SSRA parse+alloc+print, N=24, in process", f"{inproc * 1e3:.1f} ms CPU", anchor,
+        f"x{inproc / rust:.1f} Rust")
+    row("SSRA, whole `verified ssra alloc` process", f"{whole * 1e3:.1f} ms CPU", anchor,
+        f"x{whole / rust:.1f} Rust")
+
+
+def exhaustive_rows() -> None:
+    n = 7 if LONG else 6
+    argv = [PY, "-c", f"from verified.tools.exhaustive import check_all\n"
+            f"r = check_all('shuf', {n})\nassert r.failure_count == 0"]
+    cpu = best_cpu(argv, repeats=1)
+    row(f"exhaustive n = {n}, shuf", f"{cpu:.1f} s CPU ({n ** n / cpu:,.0f} maps/CPU-s)", "—",
+        "—")
+
+
+def main() -> None:
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    print(f"   load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+          + ("" if LONG else "; VERIFIED_BENCH_LONG=1 for the issue's full sizes"))
+    print(f"   {'measure':44} | {'ours':30} | {'anchor (same run)':34} | ratio")
+    with tempfile.TemporaryDirectory() as d:
+        if cc is None:
+            print("   no C compiler: the conform rows are skipped")
+        else:
+            exe = os.path.join(d, "shuf_client")
+            subprocess.run([cc, "-O2", "-o", exe, str(SRC)], check=True)
+            conform_rows(exe, Path(d))
+        machine_rows(Path(d))
+    check_rows()
+    ssra_rows()
+    exhaustive_rows()
+    print(f"   load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

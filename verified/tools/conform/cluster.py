@@ -1,0 +1,117 @@
+"""``verified conform cluster``: one conform run fanned out over a Dask
+``distributed`` cluster (``pip install 'verified[cluster]'``) as N shards
+(``--shard I/N``), their reports merged (``merge.py``) into the report one
+run gives.
+
+Each shard is one task: a ``verified conform ... --shard I/N --json --jobs
+1`` process on whichever worker is free (its own process, so the program
+under test, conform's threads and its signal handling are as on the
+command line; the cluster's workers are the parallelism).  Only the
+arguments go out and only the JSON report comes back.  Every worker needs
+this package and the program under test at the same path.
+
+    verified conform cluster --scheduler tcp://scheduler:8786 --shards 64 -- \\
+        --cmd ./my_resolver --model swap --registers 18 --shapes
+    verified conform cluster --local 2 --shards 8 -- --cmd ./my_resolver ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+
+from ...core.exits import EXIT_BAD_INPUT
+from .merge import BadReports, _Parser, check_fields, merge
+from .cli import text_report
+
+HELP = """\
+Runs `verified conform CONFORM-ARGS` as --shards N shards (--shard I/N) on a
+Dask distributed cluster, one task per shard, and prints the merged report
+(`verified conform merge`): the report of one run over every case, as JSON
+(--text: as conform prints it), with conform's exit status.  Needs the
+optional extra: pip install 'verified[cluster]'.  Every worker must have
+verified installed and the program under test at the same path.
+docs/conform.md, "Sharding", says how to start a cluster.
+
+examples:
+  verified conform cluster --local 2 --shards 8 -- --cmd ./my_resolver --model swap --registers 7
+  verified conform cluster --scheduler tcp://10.0.0.1:8786 --shards 64 -- \\
+      --cmd /opt/ci/my_resolver --model swap --registers 18 --shapes
+"""
+
+
+def run_shard(conform_args: list[str], i: int, n: int) -> str:
+    """One shard, on a worker: its --json report (text, parsed by the caller)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "verified.cli", "conform", *conform_args, "--shard", f"{i}/{n}",
+         "--json", "--progress", "never", "--jobs", "1"],
+        capture_output=True, text=True)
+    if not proc.stdout.strip():  # bad use: conform printed one line on stderr
+        raise RuntimeError(f"shard {i}/{n}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def run_on(client, conform_args: list[str], shards: int) -> dict:
+    """The merged report of ``shards`` shards run as tasks of ``client``."""
+    futures = client.map(run_shard, [conform_args] * shards, range(1, shards + 1),
+                         [shards] * shards, pure=False)
+    texts = client.gather(futures)
+    reports = []
+    for i, text in enumerate(texts, 1):
+        report = json.loads(text)
+        report["shard"]["path"] = f"shard {i}/{shards}"
+        check_fields(report)
+        reports.append(report)
+    return merge(reports)
+
+
+def main(argv: list[str]) -> int:
+    parser = _Parser(prog="verified conform cluster", description=HELP,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="the Dask scheduler to connect to, e.g. tcp://10.0.0.1:8786")
+    where.add_argument("--local", type=int, metavar="K",
+                       help="start a LocalCluster of K worker processes here (one thread each)")
+    parser.add_argument("--shards", type=int, required=True, metavar="N",
+                        help="how many shards (tasks); a few per worker balances the load")
+    parser.add_argument("--text", action="store_true",
+                        help="print the merged report as text, as conform prints it")
+    parser.add_argument("conform_args", nargs=argparse.REMAINDER, metavar="-- CONFORM-ARGS",
+                        help="the arguments of `verified conform` (without --shard, --json)")
+    args = parser.parse_args(argv)
+    rest = args.conform_args[1:] if args.conform_args[:1] == ["--"] else args.conform_args
+    if not rest:
+        parser.error("give conform's arguments after --, e.g. -- --cmd ./prog --model swap")
+    for banned in ("--shard", "--json", "--jobs", "-j"):
+        if banned in rest:
+            parser.error(f"{banned} is set by the cluster runner; leave it out of CONFORM-ARGS")
+    if not 1 <= args.shards <= 1_000_000:
+        parser.error(f"--shards must be 1..1,000,000, not {args.shards}")
+    if args.local is not None and not 1 <= args.local <= 256:
+        parser.error(f"--local must be 1..256 workers, not {args.local}")
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        print("verified conform cluster: error: Dask distributed is not installed; "
+              "pip install 'verified[cluster]'", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    t = time.monotonic()
+    try:
+        if args.local is not None:
+            with LocalCluster(n_workers=args.local, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster) as client:
+                merged = run_on(client, rest, args.shards)
+        else:
+            with Client(args.scheduler) as client:
+                merged = run_on(client, rest, args.shards)
+    except (RuntimeError, BadReports, OSError) as e:
+        print(f"verified conform cluster: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(text_report(merged) if args.text else json.dumps(merged, indent=2))
+    print(f"verified conform cluster: {args.shards} shards in {time.monotonic() - t:.1f} s "
+          f"wall", file=sys.stderr)
+    return merged["exit"]
