@@ -112,6 +112,8 @@ impl Hash for Loc {
 pub struct Move {
     pub dst: Loc,
     pub src: Loc,
+    /// A typed move [dst, src, TYPE]: the type's name.
+    pub ty: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -622,7 +624,7 @@ impl<'a> Parser<'a> {
     }
 
     fn one_move(&mut self, n: usize) -> R<()> {
-        let pair = |p: &Self| p.fail(format_args!("\"moves\"[{}] must be a [dst, src] pair", n));
+        let pair = |p: &Self| p.fail(format_args!("\"moves\"[{}] must be a [dst, src] pair or [dst, src, type]", n));
         if self.peek() != Some(b'[') {
             return Err(pair(self));
         }
@@ -637,11 +639,27 @@ impl<'a> Parser<'a> {
         self.ws();
         let src = self.loc(Role::Src, &format!("\"moves\"[{}] source", n))?;
         self.ws();
+        let mut ty = None;
+        if self.peek() == Some(b',') {
+            // a typed move [dst, src, TYPE]
+            self.pos += 1;
+            self.ws();
+            let what = format!("\"moves\"[{}] type", n);
+            if self.peek() != Some(b'"') {
+                return Err(self.fail(format_args!("{} must be a type name (a string)", what)));
+            }
+            let t = self.text(&what)?;
+            if t.is_empty() {
+                return Err(self.fail(format_args!("{} must not be empty", what)));
+            }
+            ty = Some(t);
+            self.ws();
+        }
         if self.peek() != Some(b']') {
             return Err(pair(self));
         }
         self.pos += 1;
-        self.req.moves.push(Move { dst, src });
+        self.req.moves.push(Move { dst, src, ty });
         Ok(())
     }
 
@@ -866,6 +884,10 @@ impl Answer {
     }
 
     fn op(&mut self, name: &str, a: &Loc, b: &Loc) -> &mut Answer {
+        self.op_typed(name, a, b, None)
+    }
+
+    fn op_typed(&mut self, name: &str, a: &Loc, b: &Loc, ty: Option<&str>) -> &mut Answer {
         self.buf.push_str(if self.ops > 0 { ", [\"" } else { "[\"" });
         self.ops += 1;
         self.buf.push_str(name);
@@ -873,6 +895,10 @@ impl Answer {
         put_loc(&mut self.buf, a);
         self.buf.push_str(", ");
         put_loc(&mut self.buf, b);
+        if let Some(t) = ty {
+            self.buf.push_str(", ");
+            put_string(&mut self.buf, t);
+        }
         self.buf.push(']');
         self
     }
@@ -882,6 +908,14 @@ impl Answer {
     }
     pub fn swap(&mut self, a: &Loc, b: &Loc) -> &mut Answer {
         self.op("swap", a, b)
+    }
+    /// ["mov", dst, src, TYPE] (None: untyped)
+    pub fn mov_typed(&mut self, dst: &Loc, src: &Loc, ty: Option<&str>) -> &mut Answer {
+        self.op_typed("mov", dst, src, ty)
+    }
+    /// ["swap", a, b, TYPE] (None: untyped)
+    pub fn swap_typed(&mut self, a: &Loc, b: &Loc, ty: Option<&str>) -> &mut Answer {
+        self.op_typed("swap", a, b, ty)
     }
     pub fn load(&mut self, reg: &Loc, slot: &Loc) -> &mut Answer {
         self.op("load", reg, slot)

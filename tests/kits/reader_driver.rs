@@ -71,6 +71,10 @@ fn dump(q: &Request) -> Vec<u8> {
         loc(&mut o, &m.dst);
         o.extend_from_slice(b" <- ");
         loc(&mut o, &m.src);
+        if let Some(t) = &m.ty {
+            o.extend_from_slice(b" : ");
+            text(&mut o, Some(t));
+        }
     }
     o.extend_from_slice(b"] temps=[");
     for (i, t) in q.temps.iter().enumerate() {
@@ -93,6 +97,10 @@ fn answer<W: Write>(out: &mut W, q: &Request) -> io::Result<()> {
     }
     for t in &q.temps {
         a.swap(t, t);
+    }
+    for m in q.moves.iter().filter(|m| m.ty.is_some()) {
+        a.mov_typed(&m.dst, &m.src, m.ty.as_deref());
+        a.swap_typed(&m.dst, &m.src, m.ty.as_deref());
     }
     if let Some(m) = q.moves.first() {
         a.perm(&q.moves);

@@ -1,0 +1,96 @@
+"""The kits' worked machine resolvers (kits/c/machine_resolver.c), built as
+docs/clients.md says and run through `verified conform --machine` on the
+small machines of two presets: no wrong answer (exact counts, the cases
+they decline pinned with the reason), and the planted bug (a parked
+cycle's scratch register reused for a slot-to-slot copy) rejected, exit 1,
+shrunk to a pinned case.
+
+The examples read the machine only through the kit's structs (vp_machine);
+the requests carry the small machine as an object (one request shape,
+docs/machines.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.kits.support import conform, run
+
+#: per preset: cases of at most 2 moves on its small machine, those with no
+#: legal sequence (declining them is right), and the solvable ones the
+#: example declines (each needs a borrowed register: save a live register
+#: into the slot being written, use it, restore it; the reference resolver
+#: does that, this page-long example does not)
+SMALL = {
+    "x86-64": {"run": 1395, "no_answer": 202, "declined": 1,
+               "declined_case": [["mw0", "mw1"], ["mw1", "mw0"]]},
+    "aarch64": {"run": 1395, "no_answer": 202, "declined": 2,
+                "declined_case": [["m0", "m1"], ["m1", "m0"]]},
+}
+
+#: the planted bug: the slot-to-slot copy of a parked cycle goes through the
+#: scratch register that holds the parked value
+BROKEN = {
+    "x86-64": {"failures": 1, "moves": [["mw0", "mw1"], ["mw1", "mw0"]],
+               "answer": [["mov", "xmm15", "mw0"], ["mov", "xmm15", "mw1"],
+                          ["mov", "mw0", "xmm15"], ["mov", "mw1", "xmm15"]]},
+    "aarch64": {"failures": 2, "moves": [["m0", "m1"], ["m1", "m0"]],
+                "answer": [["mov", "x30", "m0"], ["mov", "x30", "m1"],
+                           ["mov", "m0", "x30"], ["mov", "m1", "x30"]]},
+}
+
+
+def machine_run(exe, preset: str, *extra: str) -> tuple[int, dict]:
+    return conform([str(exe)], "--machine", preset, "--max-moves", "2", *extra)
+
+
+@pytest.mark.parametrize("preset", list(SMALL))
+def test_c_machine_example_conforms(c_machine_example, preset):
+    want = SMALL[preset]
+    code, r = machine_run(c_machine_example, preset, "--allow-refusals")
+    assert code == 0 and r["exit"] == 0, r
+    assert (r["run"], r["failures"], r["refused_unsolvable"], r["refusals"]) == (
+        want["run"], 0, want["no_answer"], want["declined"]), r
+    assert r["correct"] == want["run"] - want["declined"]
+    # without --allow-refusals the declined solvable cases fail the run
+    code, r = machine_run(c_machine_example, preset)
+    assert code == 1 and r["failures"] == 0
+    refused = r["refusal_report"]
+    assert refused["reasons"] == {"this example finds no scratch register for this case":
+                                  want["declined"]}
+    assert refused["smallest"]["request"]["moves"] == want["declined_case"]
+
+
+@pytest.mark.parametrize("preset", list(BROKEN))
+def test_c_machine_example_broken_build_is_rejected(c_machine_example_broken, preset):
+    want = BROKEN[preset]
+    code, r = machine_run(c_machine_example_broken, preset, "--allow-refusals")
+    assert code == 1 and r["exit"] == 1, r
+    assert r["failures"] == want["failures"]
+    small = r["smallest_failure"]
+    assert small["fails_alone"] is True
+    assert small["request"]["moves"] == want["moves"]
+    assert json.loads(small["answer"])["sequence"] == want["answer"]
+    assert small["verdict"]["ok"] is False
+
+
+def test_c_machine_example_declines_what_it_cannot_read(c_machine_example):
+    """A preset name (no object: the kit has no copy of the presets), a
+    round-1 request, a bad line: each gets one answer and the next line is
+    served; a typed move's operations carry its type."""
+    typed = {"machine": {"classes": {"gpr": {"registers": ["a", "b", "t"]}},
+                         "types": {"i64": {"width": 1, "classes": ["gpr"]}}},
+             "moves": [["a", "b", "i64"], ["b", "a", "i64"]], "temps": ["t"], "id": 4}
+    lines = [b'{"id": 1, "machine": "x86-64", "moves": [["rax", "rcx"]]}',
+             b'{"id": 2, "model": "swap", "moves": [[1, 0]]}',
+             b'{"id": 3, "machine": {"classes": 5}, "moves": []}',
+             json.dumps(typed).encode()]
+    out = run([str(c_machine_example)], b"".join(x + b"\n" for x in lines)).stdout
+    assert out.decode().splitlines() == [
+        '{"id": 1, "unsupported": "this example resolves requests that carry a machine object"}',
+        '{"id": 2, "unsupported": "this example resolves requests that carry a machine object"}',
+        '{"id": 3, "error": "line 3: \\"machine\\": \\"classes\\" must be an object of classes"}',
+        '{"id": 4, "sequence": [["mov", "t", "a", "i64"], ["mov", "a", "b", "i64"], '
+        '["mov", "b", "t", "i64"]]}',
+    ]
