@@ -1,8 +1,8 @@
-"""The C kit's machine parser (kits/c/verified_protocol.h, ``vp_machine``):
-the machine object a request carries, read into structs so that an adapter
-writes no JSON code.
+"""The kits' machine parsers (kits/c/verified_protocol.h ``vp_machine``,
+kits/rust/verified_protocol.rs ``MachineDesc``): the machine object a
+request carries, read into structs so that an adapter writes no JSON code.
 
-``reader_driver machine`` prints what the parser built (fields, classes,
+``reader_driver machine`` (C and Rust: one golden table) prints what the parser built (fields, classes,
 groups, aliases, types, pair moves, every place with its units by name,
 and for each move whether its type is known and its ends overlap).  The
 dump of every preset and of every small machine conform sends is compared
@@ -82,7 +82,7 @@ def machines() -> list[tuple[str, M.Machine]]:
 
 
 @pytest.mark.parametrize("name, m", machines(), ids=[n for n, _ in machines()])
-def test_every_preset_and_small_machine_reads_as_verified_models_it(c_driver, name, m):
+def test_every_preset_and_small_machine_reads_as_verified_models_it(driver, name, m):
     """Places, widths, units (aliases resolved: armv7-vfp's q0 = s0..s3),
     classes' effective swaps, groups, costs: all as verified.core.machine."""
     moves = []
@@ -94,15 +94,15 @@ def test_every_preset_and_small_machine_reads_as_verified_models_it(c_driver, na
         moves.append([alias, alias])
     moves.append([m.slots()[0], {"imm": 7}] if m.slots() else [regs[0], {"imm": 7}])
     req = {"machine": m.to_json(), "moves": moves, "temps": []}
-    assert feed(c_driver, [json.dumps(req).encode()]) == expected_dump(m, moves)
+    assert feed(driver, [json.dumps(req).encode()]) == expected_dump(m, moves)
 
 
-def test_aliases_overlap_by_units(c_driver):
+def test_aliases_overlap_by_units(driver):
     """vp_overlap: d0 overlaps s1 (its high half) and q0, not s2's neighbour d1."""
     m = M.preset("armv7-vfp")
     moves = [["s1", "d0"], ["q0", "d1"], ["d1", "d0"], [["r0", "r1"], ["r1", "r2"]],
              ["m0", "m1"], ["r3", {"imm": 1}]]
-    out = feed(c_driver, [json.dumps({"machine": m.to_json(), "moves": moves}).encode()])
+    out = feed(driver, [json.dumps({"machine": m.to_json(), "moves": moves}).encode()])
     assert [x for x in out if x.startswith("move ")] == [
         'move "s1" <- "d0" type=- known=1 overlap=1',
         'move "q0" <- "d1" type=- known=1 overlap=1',
@@ -132,10 +132,10 @@ TYPED = {
 }
 
 
-def test_round_3_fields_parse(c_driver):
+def test_round_3_fields_parse(driver):
     req = {"machine": TYPED, "moves": [["xmm0", "m0", "f64"], ["rax", {"imm": 7}, "i64"],
                                        ["rbx", "rax", "u8"], ["m0", "m1"]]}
-    assert feed(c_driver, [json.dumps(req).encode()]) == [
+    assert feed(driver, [json.dumps(req).encode()]) == [
         "machine name=typed swap=reg-reg,reg-mem mem_to_mem=0 immediate_to=reg,mem cross_class=0 "
         "cost=1,3,2,2,1 unit_bits=64 immediate_bits_reg=64 immediate_bits_mem=32 reserved=rsp "
         "scratch=r11,xmm15,m1 units=12 source=",
@@ -164,9 +164,9 @@ def test_round_3_fields_parse(c_driver):
     ]
 
 
-def test_round_3_fields_are_absent_tolerant(c_driver):
+def test_round_3_fields_are_absent_tolerant(driver):
     """A round-2 machine (no round-3 field) reads with the defaults."""
-    out = feed(c_driver, [b'{"machine": {"classes": {"g": {"registers": ["a"]}}}, "moves": []}'])
+    out = feed(driver, [b'{"machine": {"classes": {"g": {"registers": ["a"]}}}, "moves": []}'])
     assert out == ["machine name=machine swap= mem_to_mem=0 immediate_to=reg cross_class=0 "
                    "cost=1,1,1,1,1 unit_bits=- immediate_bits_reg=- immediate_bits_mem=- "
                    "reserved= scratch= units=1 source=",
@@ -248,22 +248,22 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("name, machine, want", HOSTILE, ids=[h[0] for h in HOSTILE])
-def test_hostile_machines_get_one_clear_error(c_driver, name, machine, want):
-    assert feed(c_driver, [bad(machine)]) == [f"error id=1 line 1: {want}"]
+def test_hostile_machines_get_one_clear_error(driver, name, machine, want):
+    assert feed(driver, [bad(machine)]) == [f"error id=1 line 1: {want}"]
 
 
-def test_hostile_machine_stream_goes_on(c_driver):
+def test_hostile_machine_stream_goes_on(driver):
     """Every hostile machine in one stream, then a good line: each gets its
     error, and the reader goes on."""
     lines = [bad(machine) for _, machine, _ in HOSTILE]
     lines.append(b'{"machine": {"classes": {"g": {"registers": ["a"]}}}, "moves": []}')
-    out = feed(c_driver, lines)
+    out = feed(driver, lines)
     assert out[:len(HOSTILE)] == [f"error id=1 line {i + 1}: {want}"
                                   for i, (_, _, want) in enumerate(HOSTILE)]
     assert out[-1] == "end"
 
 
-def test_long_alias_chains_and_big_machines_need_no_recursion(c_driver):
+def test_long_alias_chains_and_big_machines_need_no_recursion(driver):
     """20,000 aliases each the next one's part (a chain, resolved with an
     explicit stack), listed in the worst order; 40,000 slots; a cycle through
     all of them."""
@@ -271,12 +271,12 @@ def test_long_alias_chains_and_big_machines_need_no_recursion(c_driver):
     classes = {f"c{i}": {"registers": [f"r{i}"]} for i in range(n)}
     aliases = {f"r{i}": [f"r{i + 1}"] for i in range(n - 1)}
     m = {"classes": classes, "aliases": aliases, "stack": {"slots": 40_000}}
-    out = feed(c_driver, [json.dumps({"machine": m, "moves": [["r0", "r19999"]]}).encode()])
+    out = feed(driver, [json.dumps({"machine": m, "moves": [["r0", "r19999"]]}).encode()])
     assert out[0].startswith("machine name=machine ") and " units=40001 " in out[0]
     assert f"place r0 reg cls=0 group=-1 width=1 found=1 units=r{n - 1}" in out
     assert out[-2] == 'move "r0" <- "r19999" type=- known=1 overlap=1'
     aliases[f"r{n - 1}"] = ["r0"]
-    out = feed(c_driver, [json.dumps({"id": 1, "machine": {"classes": classes, "aliases": aliases},
+    out = feed(driver, [json.dumps({"id": 1, "machine": {"classes": classes, "aliases": aliases},
                                       "moves": []}).encode()])
     assert out[0].startswith("error id=1 line 1: \"machine\": alias '") and out[0].endswith(
         "' contains itself")
