@@ -64,3 +64,16 @@ def c_machine_example(tmp_path_factory, c_sanitize):
 def c_machine_example_broken(tmp_path_factory):
     return compile_c(KITS / "c" / "machine_resolver.c",
                      tmp_path_factory.mktemp("c") / "machine_resolver_broken", "-DBROKEN")
+
+
+@pytest.fixture(scope="session")
+def rust_machine_example(tmp_path_factory):
+    return compile_rust(KITS / "rust" / "machine_resolver.rs",
+                        tmp_path_factory.mktemp("rust") / "machine_resolver")
+
+
+@pytest.fixture(scope="session")
+def rust_machine_example_broken(tmp_path_factory):
+    return compile_rust(KITS / "rust" / "machine_resolver.rs",
+                        tmp_path_factory.mktemp("rust") / "machine_resolver_broken",
+                        "--cfg", "broken")

@@ -1,4 +1,5 @@
-"""The kits' worked machine resolvers (kits/c/machine_resolver.c), built as
+"""The kits' worked machine resolvers (kits/c/machine_resolver.c,
+kits/rust/machine_resolver.rs: one algorithm, byte-identical answers), built as
 docs/clients.md says and run through `verified conform --machine` on the
 small machines of two presets: no wrong answer (exact counts, the cases
 they decline pinned with the reason), and the planted bug (a parked
@@ -45,16 +46,21 @@ def machine_run(exe, preset: str, *extra: str) -> tuple[int, dict]:
     return conform([str(exe)], "--machine", preset, "--max-moves", "2", *extra)
 
 
+BOTH_KITS = ["c", "rust"]
+
+
+@pytest.mark.parametrize("kit", BOTH_KITS)
 @pytest.mark.parametrize("preset", list(SMALL))
-def test_c_machine_example_conforms(c_machine_example, preset):
+def test_machine_example_conforms(request, kit, preset):
+    exe = request.getfixturevalue(f"{kit}_machine_example")
     want = SMALL[preset]
-    code, r = machine_run(c_machine_example, preset, "--allow-refusals")
+    code, r = machine_run(exe, preset, "--allow-refusals")
     assert code == 0 and r["exit"] == 0, r
     assert (r["run"], r["failures"], r["refused_unsolvable"], r["refusals"]) == (
         want["run"], 0, want["no_answer"], want["declined"]), r
     assert r["correct"] == want["run"] - want["declined"]
     # without --allow-refusals the declined solvable cases fail the run
-    code, r = machine_run(c_machine_example, preset)
+    code, r = machine_run(exe, preset)
     assert code == 1 and r["failures"] == 0
     refused = r["refusal_report"]
     assert refused["reasons"] == {"this example finds no scratch register for this case":
@@ -62,10 +68,12 @@ def test_c_machine_example_conforms(c_machine_example, preset):
     assert refused["smallest"]["request"]["moves"] == want["declined_case"]
 
 
+@pytest.mark.parametrize("kit", BOTH_KITS)
 @pytest.mark.parametrize("preset", list(BROKEN))
-def test_c_machine_example_broken_build_is_rejected(c_machine_example_broken, preset):
+def test_machine_example_broken_build_is_rejected(request, kit, preset):
+    exe = request.getfixturevalue(f"{kit}_machine_example_broken")
     want = BROKEN[preset]
-    code, r = machine_run(c_machine_example_broken, preset, "--allow-refusals")
+    code, r = machine_run(exe, preset, "--allow-refusals")
     assert code == 1 and r["exit"] == 1, r
     assert r["failures"] == want["failures"]
     small = r["smallest_failure"]
@@ -75,7 +83,8 @@ def test_c_machine_example_broken_build_is_rejected(c_machine_example_broken, pr
     assert small["verdict"]["ok"] is False
 
 
-def test_c_machine_example_declines_what_it_cannot_read(c_machine_example):
+@pytest.mark.parametrize("kit", BOTH_KITS)
+def test_machine_example_declines_what_it_cannot_read(request, kit):
     """A preset name (no object: the kit has no copy of the presets), a
     round-1 request, a bad line: each gets one answer and the next line is
     served; a typed move's operations carry its type."""
@@ -86,7 +95,8 @@ def test_c_machine_example_declines_what_it_cannot_read(c_machine_example):
              b'{"id": 2, "model": "swap", "moves": [[1, 0]]}',
              b'{"id": 3, "machine": {"classes": 5}, "moves": []}',
              json.dumps(typed).encode()]
-    out = run([str(c_machine_example)], b"".join(x + b"\n" for x in lines)).stdout
+    exe = request.getfixturevalue(f"{kit}_machine_example")
+    out = run([str(exe)], b"".join(x + b"\n" for x in lines)).stdout
     assert out.decode().splitlines() == [
         '{"id": 1, "unsupported": "this example resolves requests that carry a machine object"}',
         '{"id": 2, "unsupported": "this example resolves requests that carry a machine object"}',
@@ -94,3 +104,23 @@ def test_c_machine_example_declines_what_it_cannot_read(c_machine_example):
         '{"id": 4, "sequence": [["mov", "t", "a", "i64"], ["mov", "a", "b", "i64"], '
         '["mov", "b", "t", "i64"]]}',
     ]
+
+
+def test_c_and_rust_machine_examples_answer_byte_for_byte_alike(c_machine_example,
+                                                                rust_machine_example):
+    """Every request of both conform runs above (at most 2 moves, x86-64 and
+    aarch64): the two kits' examples print identical answers."""
+    import argparse
+
+    from verified.tools.conform.cli import add_arguments, build_suite
+
+    data = b""
+    for preset in SMALL:
+        p = argparse.ArgumentParser()
+        add_arguments(p)
+        _, suite = build_suite(p.parse_args(["--cmd", "x", "--machine", preset,
+                                             "--max-moves", "2"]))
+        data += b"".join(suite.case_type.encode(c) for c in suite.cases())
+    c_out = run([str(c_machine_example)], data).stdout
+    assert c_out.count(b"\n") == 2 * 1395
+    assert run([str(rust_machine_example)], data).stdout == c_out
