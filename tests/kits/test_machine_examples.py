@@ -124,3 +124,40 @@ def test_c_and_rust_machine_examples_answer_byte_for_byte_alike(c_machine_exampl
     c_out = run([str(c_machine_example)], data).stdout
     assert c_out.count(b"\n") == 2 * 1395
     assert run([str(rust_machine_example)], data).stdout == c_out
+
+
+def machine_section_lines(path, start: str, end: str) -> int:
+    lines = path.read_text().splitlines()
+    first = next(i for i, x in enumerate(lines) if start in x)
+    return next(i for i, x in enumerate(lines) if end in x and i > first) - first
+
+
+def test_an_adapter_reads_a_machine_in_one_line_and_no_json_code():
+    """What docs/clients.md says: the examples touch the request's machine
+    in one line (the parsed struct) and never its raw JSON text; the count
+    of parser lines each adapter is spared is the kits' machine sections."""
+    import re
+
+    from tests.kits.support import CLIENTS_DOC, KITS
+
+    c = (KITS / "c" / "machine_resolver.c").read_text()
+    rust = (KITS / "rust" / "machine_resolver.rs").read_text()
+    assert c.count("machine_obj") == 1 and "machine_json" not in c
+    assert rust.count("machine_obj") == 1 and "Machine::Object" not in rust
+    for src in (c, rust):  # no JSON of its own: no field names of the machine object
+        assert not re.search(r'"(classes|registers|aliases|stack|types)\\?"', src)
+    doc = CLIENTS_DOC.read_text()
+    c_lines = machine_section_lines(KITS / "c" / "verified_protocol.h",
+                                    "---- the machine object", "enum { VP__MOVES")
+    rust_lines = machine_section_lines(KITS / "rust" / "verified_protocol.rs",
+                                       "---- the machine object", "---- answers")
+    assert f"{c_lines} (C) and {rust_lines} (Rust) lines" in " ".join(doc.split()), (
+        c_lines, rust_lines)
+
+
+def test_c_machine_example_at_three_moves(c_machine_example):
+    """The default run (at most 3 moves, 19,463 cases a preset), as
+    docs/clients.md quotes it: no wrong answer, 49 and 96 declined."""
+    for preset, declined in (("x86-64", 49), ("aarch64", 96)):
+        code, r = conform([str(c_machine_example)], "--machine", preset, "--allow-refusals")
+        assert code == 0 and (r["run"], r["failures"], r["refusals"]) == (19463, 0, declined), r
