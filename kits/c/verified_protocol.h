@@ -28,12 +28,25 @@
  *   "temps"     [loc, ...]                default []
  *   "registers" integer >= 0 or null      -1 when absent
  *   "preserve"  string                    default "all"
- *   "machine"   a preset name (string) or an object (kept as raw JSON text)
+ *   "machine"   a preset name (string), or an object: parsed into a
+ *               vp_machine (machine_obj) and kept as raw JSON text
+ *               (machine_json); see "the machine" below
  *   "id"        any JSON value, kept as raw text and echoed first in answers
  *   anything else (e.g. "sequence") is checked to be valid JSON and skipped.
  * A location is a register number (3 = r3, 0..2147483647), a name ("rax",
  * "m0", "r3"), a non-empty list of names (["a0", "a1"]), and as a move
- * source only an immediate {"imm": k}, k a 64-bit signed integer.
+ * source only an immediate {"imm": k}, k a 64-bit signed integer.  A move
+ * may carry a third element, its value's type: [dst, src, "f64"].
+ *
+ * The machine object (docs/machines.md) is read into structs: classes,
+ * aliases, stack groups, swaps, immediates, costs, and the round-3 fields
+ * (unit_bits, types, immediate_bits, pair_moves, reserved, scratch), each
+ * optional; every register and slot becomes a vp_place with its units.
+ * Fields this reader does not know are skipped, as in a request.  A field
+ * of the wrong shape, a name declared twice, an alias that is not a
+ * register or contains itself, parts whose widths do not add up, a type,
+ * reserved or scratch name the machine lacks, more than 65536 units: the
+ * line is not a valid request, the message starts "machine": and names it.
  *
  * Every line must be strict JSON (RFC 8259): no NaN, no trailing commas,
  * valid UTF-8, no lone surrogate escapes.  Values nest at most VP_MAX_DEPTH
@@ -74,7 +87,97 @@ typedef struct vp_loc {
 
 typedef struct vp_move {
     vp_loc dst, src;
+    const char *type; /* a typed move [dst, src, TYPE]: the type's name; NULL untyped */
 } vp_move;
+
+/* ---- the machine a request carries (docs/machines.md) -------------------
+ * conform and vectors send the machine as an object in every request; the
+ * reader parses it into these structs, so an adapter writes no JSON code.
+ * Lists are (v, n) pairs; every pointer lives as long as the request. */
+
+typedef struct vp_names {
+    const char *const *v;
+    size_t n;
+} vp_names;
+
+typedef struct vp_class {
+    const char *name;
+    vp_names registers;
+    int width;         /* units of each register */
+    vp_names swap;     /* this class's swaps ("reg-reg", "reg-mem"): its own
+                          "swap" when given, else the machine's */
+    int immediate;     /* may its registers take an immediate (default 1) */
+} vp_class;
+
+typedef struct vp_group { /* a stack slot group */
+    vp_names slots;
+    int width;
+    int immediate;     /* may an immediate be stored to these slots (default 1) */
+} vp_group;
+
+typedef struct vp_alias { /* a register that IS its parts' concatenation */
+    const char *name;
+    vp_names parts;
+} vp_alias;
+
+typedef struct vp_type { /* round 3: "types" */
+    const char *name;
+    int width;         /* units */
+    vp_names classes;  /* the classes whose registers may hold it */
+    int stack;         /* may it live in a slot at least `width` wide (default 1) */
+} vp_type;
+
+typedef struct vp_pair_move { /* round 3: "pair_moves" */
+    const char *pair;  /* the class of the listed registers */
+    const char *with;  /* a class, or "mem" */
+} vp_pair_move;
+
+enum vp_place_kind { VP_REGISTER, VP_SLOT };
+
+/* Every register and slot, with its units: a unit is the smallest piece of
+ * state, numbered 0..nunits-1 over the machine; an aliased register's units
+ * are its parts' (d0 = s0:s1 has the units of s0 and s1), so two places
+ * overlap exactly when they share a unit number. */
+typedef struct vp_place {
+    const char *name;
+    enum vp_place_kind kind;
+    int cls;           /* index into classes (a register), else -1 */
+    int group;         /* index into stack (a slot), else -1 */
+    int width;
+    const int *units;
+    size_t nunits;
+} vp_place;
+
+struct vp__named;
+
+typedef struct vp_machine {
+    const char *name;          /* "machine" when absent */
+    const char *source;        /* "" when absent */
+    const vp_class *classes;
+    size_t nclasses;
+    const vp_alias *aliases;
+    size_t naliases;
+    const vp_group *stack;
+    size_t nstack;
+    vp_names swap;             /* default none */
+    int mem_to_mem, cross_class;       /* default 0 */
+    vp_names immediate_to;     /* default ["reg"] */
+    long long cost_mov, cost_load, cost_store, cost_swap, cost_imm; /* default 1 */
+    /* round 3, each absent-tolerant: */
+    long long unit_bits;       /* -1 when absent */
+    const vp_type *types;
+    size_t ntypes;
+    long long immediate_bits_reg, immediate_bits_mem; /* -1 when absent */
+    const vp_pair_move *pair_moves;
+    size_t npair_moves;
+    vp_names reserved, scratch;
+    /* derived */
+    const vp_place *places;    /* registers (class order), then slots */
+    size_t nplaces;
+    const char *const *unit_names; /* "rax", "xmm0.1", ... */
+    size_t nunits;
+    const struct vp__named *by_name_; /* private: places sorted by name */
+} vp_machine;
 
 typedef struct vp_request {
     const char *model;        /* "temp", "swap", "permi", "spill", ...; NULL if absent */
@@ -86,6 +189,7 @@ typedef struct vp_request {
     size_t ntemps;
     const char *machine;      /* a preset name such as "x86-64", or NULL */
     const char *machine_json; /* raw JSON text of a "machine" object, or NULL */
+    const vp_machine *machine_obj; /* that object parsed, or NULL */
     const char *id;           /* raw JSON text of "id", or NULL */
 } vp_request;
 
@@ -110,6 +214,15 @@ const char *vp_id(const vp_reader *r);
  * (a list sharing a register with a name, aliases) is the caller's business. */
 int vp_loc_equal(const vp_loc *a, const vp_loc *b);
 
+/* Machine lookups: NULL / 0 when absent (binary search: names are sorted
+ * once per request). */
+const vp_place *vp_place_of(const vp_machine *m, const char *name);
+const vp_type *vp_type_of(const vp_machine *m, const char *name);
+int vp_names_has(vp_names l, const char *s);
+/* Do two locations (names or lists of names) share a unit?  A location not
+ * on the machine (an immediate, a register number) shares none. */
+int vp_overlap(const vp_machine *m, const vp_loc *a, const vp_loc *b);
+
 /* The answer to the last request read: vp_begin, any number of operations,
  * vp_end, which writes {"id": ..., "sequence": [...]} as one line and
  * flushes.  Or, instead of vp_end (even after vp_begin), one of the
@@ -117,6 +230,9 @@ int vp_loc_equal(const vp_loc *a, const vp_loc *b);
 void vp_begin(vp_reader *r);
 void vp_mov(vp_reader *r, const vp_loc *dst, const vp_loc *src);
 void vp_swap(vp_reader *r, const vp_loc *a, const vp_loc *b);
+/* ["mov", dst, src, TYPE] / ["swap", a, b, TYPE]; type NULL: untyped */
+void vp_mov_typed(vp_reader *r, const vp_loc *dst, const vp_loc *src, const char *type);
+void vp_swap_typed(vp_reader *r, const vp_loc *a, const vp_loc *b, const char *type);
 void vp_perm(vp_reader *r, const vp_move *pairs, size_t n);
 void vp_load(vp_reader *r, const vp_loc *reg, const vp_loc *slot);
 void vp_store(vp_reader *r, const vp_loc *reg, const vp_loc *slot);
@@ -729,7 +845,7 @@ static int vp__move(vp_reader *r, size_t n)
     r->req.moves = m = r->moves;
     m += n;
     if (vp__peek(r) != '[')
-        return vp__fail(r, "\"moves\"[%lu] must be a [dst, src] pair", (unsigned long)n);
+        return vp__fail(r, "\"moves\"[%lu] must be a [dst, src] pair or [dst, src, type]", (unsigned long)n);
     r->pos++;
     vp__ws(r);
     snprintf(what, sizeof what, "\"moves\"[%lu] destination", (unsigned long)n);
@@ -737,15 +853,28 @@ static int vp__move(vp_reader *r, size_t n)
         return -1;
     vp__ws(r);
     if (vp__peek(r) != ',')
-        return vp__fail(r, "\"moves\"[%lu] must be a [dst, src] pair", (unsigned long)n);
+        return vp__fail(r, "\"moves\"[%lu] must be a [dst, src] pair or [dst, src, type]", (unsigned long)n);
     r->pos++;
     vp__ws(r);
     snprintf(what, sizeof what, "\"moves\"[%lu] source", (unsigned long)n);
     if (vp__loc(r, &m->src, VP__SRC, what))
         return -1;
     vp__ws(r);
+    m->type = NULL;
+    if (vp__peek(r) == ',') { /* a typed move [dst, src, TYPE] */
+        r->pos++;
+        vp__ws(r);
+        snprintf(what, sizeof what, "\"moves\"[%lu] type", (unsigned long)n);
+        if (vp__peek(r) != '"')
+            return vp__fail(r, "%s must be a type name (a string)", what);
+        if (vp__text(r, &m->type, what))
+            return -1;
+        if (!*m->type)
+            return vp__fail(r, "%s must not be empty", what);
+        vp__ws(r);
+    }
     if (vp__peek(r) != ']')
-        return vp__fail(r, "\"moves\"[%lu] must be a [dst, src] pair", (unsigned long)n);
+        return vp__fail(r, "\"moves\"[%lu] must be a [dst, src] pair or [dst, src, type]", (unsigned long)n);
     r->pos++;
     r->req.nmoves = n + 1;
     return 0;
@@ -781,6 +910,761 @@ static int vp__null(vp_reader *r)
         r->pos += 4;
         return 1;
     }
+    return 0;
+}
+
+/* ---- the machine object ------------------------------------------------ */
+
+/* The machine value is read into a small tree first (without recursion:
+ * an explicit stack, VP_MAX_DEPTH deep at most), then walked field by
+ * field; only known fields are walked, to a fixed depth. */
+typedef struct vp__json {
+    int type;                 /* '{', '[', '"', '0' (number), 't', 'f', 'n' */
+    const char *str;          /* a string, decoded */
+    size_t len;               /* its length (an embedded \u0000 makes strlen shorter) */
+    size_t at;                /* where the value starts in the line */
+    size_t n;                 /* children of an object or array */
+    struct vp__json **kids;
+    const char **keys;        /* an object's keys, decoded */
+    size_t *key_len;
+} vp__json;
+
+struct vp__frame {
+    vp__json *node;
+    vp__json **kids;
+    const char **keys;
+    size_t *key_len;
+    size_t n, cap, kcap, lcap;
+    const char *key;
+    size_t klen;
+};
+
+static int vp__frame_close(vp_reader *r, struct vp__frame *f)
+{
+    vp__json *o = f->node;
+    o->n = f->n;
+    if (f->n) {
+        if (!(o->kids = (vp__json **)vp__alloc(r, f->n * sizeof *o->kids)))
+            return -1;
+        memcpy(o->kids, f->kids, f->n * sizeof *o->kids);
+        if (o->type == '{') {
+            if (!(o->keys = (const char **)vp__alloc(r, f->n * sizeof *o->keys)) ||
+                !(o->key_len = (size_t *)vp__alloc(r, f->n * sizeof *o->key_len)))
+                return -1;
+            memcpy(o->keys, f->keys, f->n * sizeof *o->keys);
+            memcpy(o->key_len, f->key_len, f->n * sizeof *o->key_len);
+        }
+    }
+    return 0;
+}
+
+/* The JSON value at pos (already checked by vp__skip) as a tree; NULL when
+ * out of memory. */
+static vp__json *vp__tree(vp_reader *r)
+{
+    struct vp__frame st[VP_MAX_DEPTH];
+    int top = -1, i, failed = 0, is_int;
+    vp__json *node = NULL;
+    memset(st, 0, sizeof st);
+    for (;;) {
+        int c;
+        vp__ws(r);
+        c = vp__peek(r);
+        if (!(node = (vp__json *)vp__alloc(r, sizeof *node))) {
+            failed = 1;
+            break;
+        }
+        memset(node, 0, sizeof *node);
+        node->at = r->pos;
+        if ((c == '{' || c == '[') && top + 1 < VP_MAX_DEPTH) {
+            node->type = c;
+            r->pos++;
+            vp__ws(r);
+            if (vp__peek(r) != (c == '{' ? '}' : ']')) {
+                st[++top].node = node;
+                if (c == '{') {
+                    char *k;
+                    if (vp__string(r, &k, &st[top].klen) || vp__expect(r, ':', "expected ':'")) {
+                        failed = 1;
+                        break;
+                    }
+                    st[top].key = k;
+                }
+                continue;
+            }
+            r->pos++;
+        } else if (c == '"') {
+            char *s;
+            node->type = '"';
+            if (vp__string(r, &s, &node->len)) {
+                failed = 1;
+                break;
+            }
+            node->str = s;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            node->type = '0';
+            if (vp__number(r, &is_int)) {
+                failed = 1;
+                break;
+            }
+        } else if (c == 't' || c == 'f' || c == 'n') {
+            node->type = c;
+            if (vp__literal(r)) {
+                failed = 1;
+                break;
+            }
+        } else {
+            failed = 1;
+            break;
+        }
+        /* a complete value: add it to the open container, closing what ends */
+        for (;;) {
+            struct vp__frame *f;
+            if (top < 0)
+                goto done;
+            f = &st[top];
+            if (vp__grow(&f->kids, &f->cap, f->n + 1, sizeof *f->kids) ||
+                (f->node->type == '{' &&
+                 (vp__grow(&f->keys, &f->kcap, f->n + 1, sizeof *f->keys) ||
+                  vp__grow(&f->key_len, &f->lcap, f->n + 1, sizeof *f->key_len)))) {
+                failed = 1;
+                goto done;
+            }
+            if (f->node->type == '{') {
+                f->keys[f->n] = f->key;
+                f->key_len[f->n] = f->klen;
+            }
+            f->kids[f->n++] = node;
+            vp__ws(r);
+            if (vp__peek(r) == ',') {
+                r->pos++;
+                if (f->node->type == '{') {
+                    char *k;
+                    vp__ws(r);
+                    if (vp__string(r, &k, &f->klen) || vp__expect(r, ':', "expected ':'")) {
+                        failed = 1;
+                        goto done;
+                    }
+                    f->key = k;
+                }
+                break;
+            }
+            r->pos++; /* the closing bracket */
+            if (vp__frame_close(r, f)) {
+                failed = 1;
+                goto done;
+            }
+            node = f->node;
+            free(f->kids);
+            free(f->keys);
+            free(f->key_len);
+            memset(f, 0, sizeof *f);
+            top--;
+        }
+    }
+done:
+    for (i = 0; i <= top; i++) {
+        free(st[i].kids);
+        free(st[i].keys);
+        free(st[i].key_len);
+    }
+    return failed ? NULL : node;
+}
+
+/* A machine failure: "machine": ... */
+static int vp__mfail(vp_reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    char body[400];
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    return vp__fail(r, "\"machine\": %s", body);
+}
+
+/* Object o's field `key` (NULL when absent); *dup set when it appears twice. */
+static const vp__json *vp__get(const vp__json *o, const char *key, int *dup)
+{
+    const vp__json *found = NULL;
+    size_t i, n = strlen(key);
+    for (i = 0; i < o->n; i++)
+        if (o->key_len[i] == n && !memcmp(o->keys[i], key, n)) {
+            if (found)
+                *dup = 1;
+            found = o->kids[i];
+        }
+    return found;
+}
+
+/* Field `key` of object o, which must be of type `type` (0: any) when present. */
+static int vp__field_of(vp_reader *r, const vp__json *o, const char *key, int type,
+                        const char *what, const char *shape, const vp__json **out)
+{
+    int dup = 0;
+    *out = vp__get(o, key, &dup);
+    if (dup)
+        return vp__mfail(r, "%s\"%s\" appears twice", what, key);
+    if (*out && type && (*out)->type != type)
+        return vp__mfail(r, "%s\"%s\" must be %s", what, key, shape);
+    return 0;
+}
+
+static int vp__mint(vp_reader *r, const vp__json *v, long long lo, long long hi,
+                    long long *out, const char *what, const char *key)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "\"machine\": %s\"%s\"", what, key);
+    if (v->type != '0')
+        return vp__mfail(r, "%s\"%s\" must be a whole number in %lld..%lld", what, key, lo, hi);
+    r->pos = v->at;
+    if (vp__integer(r, lo, hi, out, buf))
+        return -1;
+    if (*out < lo) { /* vp__integer bounds only the magnitude's side */
+        char clip[64];
+        return vp__fail(r, "%s %s is out of range %lld..%lld", buf,
+                        vp__clip(r, v->at, r->pos, clip, sizeof clip), lo, hi);
+    }
+    return 0;
+}
+
+static int vp__mbool(vp_reader *r, const vp__json *v, int *out, const char *what, const char *key)
+{
+    if (v->type != 't' && v->type != 'f')
+        return vp__mfail(r, "%s\"%s\" must be true or false", what, key);
+    *out = v->type == 't';
+    return 0;
+}
+
+/* A non-empty string without \u0000. */
+static int vp__mname(vp_reader *r, const vp__json *v, const char **out, const char *what)
+{
+    if (v->type != '"' || !v->len || strlen(v->str) != v->len)
+        return vp__mfail(r, "%s must be a non-empty string without \\u0000", what);
+    *out = v->str;
+    return 0;
+}
+
+static int vp__mnames(vp_reader *r, const vp__json *v, vp_names *out, int nonempty,
+                      const char *what)
+{
+    const char **names;
+    size_t i;
+    if (v->type != '[' || (nonempty && !v->n))
+        return vp__mfail(r, "%s must be a %slist of names", what, nonempty ? "non-empty " : "");
+    if (!(names = (const char **)vp__alloc(r, (v->n ? v->n : 1) * sizeof *names)))
+        return vp__fail(r, "out of memory");
+    for (i = 0; i < v->n; i++) {
+        char buf[160];
+        snprintf(buf, sizeof buf, "%s[%lu]", what, (unsigned long)i);
+        if (vp__mname(r, v->kids[i], &names[i], buf))
+            return -1;
+    }
+    out->v = names;
+    out->n = v->n;
+    return 0;
+}
+
+static int vp__mwidth(vp_reader *r, const vp__json *o, int *out, const char *what)
+{
+    const vp__json *v;
+    long long w = 1;
+    if (vp__field_of(r, o, "width", 0, what, "", &v) || (v && vp__mint(r, v, 1, 65536, &w, what, "width")))
+        return -1;
+    *out = (int)w;
+    return 0;
+}
+
+static int vp__mflag(vp_reader *r, const vp__json *o, const char *key, int dflt, int *out,
+                     const char *what)
+{
+    const vp__json *v;
+    *out = dflt;
+    if (vp__field_of(r, o, key, 0, what, "", &v))
+        return -1;
+    return v ? vp__mbool(r, v, out, what, key) : 0;
+}
+
+static int vp__mlist(vp_reader *r, const vp__json *o, const char *key, vp_names *out,
+                     const char *what)
+{
+    const vp__json *v;
+    char buf[160];
+    if (vp__field_of(r, o, key, 0, what, "", &v))
+        return -1;
+    if (!v)
+        return 0;
+    snprintf(buf, sizeof buf, "%s\"%s\"", what, key);
+    return vp__mnames(r, v, out, 0, buf);
+}
+
+struct vp__mbuild {
+    vp_machine m;
+    vp_class *classes;
+    vp_alias *aliases;
+    vp_group *stack;
+    vp_type *types;
+    vp_pair_move *pairs;
+    vp_place *places;
+    struct vp__named *order;  /* places sorted by name */
+    int *units;               /* every place's units, one after another */
+};
+
+static void *vp__calloc_arena(vp_reader *r, size_t n, size_t size)
+{
+    void *p;
+    size_t bytes;
+    if (n > ((size_t)-1) / size)
+        return NULL;
+    bytes = n * size > 0 ? n * size : 1;
+    if ((p = vp__alloc(r, bytes)) != NULL)
+        memset(p, 0, bytes);
+    return p;
+}
+
+struct vp__named {
+    const char *name;
+    size_t index;
+};
+
+static int vp__by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct vp__named *)a)->name, ((const struct vp__named *)b)->name);
+}
+
+static long vp__find(const vp_machine *m, const struct vp__named *order, const char *name)
+{
+    size_t lo = 0, hi = m->nplaces;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(order[mid].name, name);
+        if (!c)
+            return (long)order[mid].index;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static int vp__mclasses(vp_reader *r, struct vp__mbuild *b, const vp__json *v)
+{
+    size_t i;
+    if (v->type != '{')
+        return vp__mfail(r, "\"classes\" must be an object of classes");
+    if (!(b->classes = (vp_class *)vp__calloc_arena(r, v->n, sizeof *b->classes)))
+        return vp__fail(r, "out of memory");
+    for (i = 0; i < v->n; i++) {
+        vp_class *c = &b->classes[i];
+        const vp__json *o = v->kids[i], *f;
+        char what[160];
+        if (!v->key_len[i] || strlen(v->keys[i]) != v->key_len[i])
+            return vp__mfail(r, "a class name must be a non-empty string without \\u0000");
+        c->name = v->keys[i];
+        snprintf(what, sizeof what, "class '%.60s': ", c->name);
+        if (o->type != '{')
+            return vp__mfail(r, "class '%.60s' must be an object", c->name);
+        if (vp__field_of(r, o, "registers", 0, what, "", &f))
+            return -1;
+        if (!f)
+            return vp__mfail(r, "class '%.60s' needs \"registers\": a list of names", c->name);
+        snprintf(what, sizeof what, "class '%.60s': \"registers\"", c->name);
+        if (vp__mnames(r, f, &c->registers, 1, what))
+            return -1;
+        snprintf(what, sizeof what, "class '%.60s': ", c->name);
+        c->swap.v = NULL; /* NULL: the machine's swaps (filled in at the end) */
+        if (vp__mwidth(r, o, &c->width, what) || vp__mlist(r, o, "swap", &c->swap, what) ||
+            vp__mflag(r, o, "immediate", 1, &c->immediate, what))
+            return -1;
+    }
+    b->m.classes = b->classes;
+    b->m.nclasses = v->n;
+    return 0;
+}
+
+static int vp__mgroup(vp_reader *r, const vp__json *g, vp_group *out, const char *what,
+                      size_t *total)
+{
+    const vp__json *slots, *names;
+    char w2[160];
+    snprintf(w2, sizeof w2, "%s: ", what);
+    if (g->type != '{')
+        return vp__mfail(r, "%s must be an object", what);
+    if (vp__field_of(r, g, "slots", 0, w2, "", &slots) ||
+        vp__field_of(r, g, "names", 0, w2, "", &names))
+        return -1;
+    if (!slots == !names)
+        return vp__mfail(r, "%s needs exactly one of \"slots\": N or \"names\": [...]", what);
+    if (vp__mwidth(r, g, &out->width, w2) || vp__mflag(r, g, "immediate", 1, &out->immediate, w2))
+        return -1;
+    if (slots) {
+        long long k, i;
+        const char **v;
+        if (vp__mint(r, slots, 0, 65536, &k, w2, "slots"))
+            return -1;
+        if (*total + (size_t)k * (size_t)out->width > 65536)
+            return vp__mfail(r, "declares more than 65536 units");
+        if (!(v = (const char **)vp__calloc_arena(r, (size_t)k, sizeof *v)))
+            return vp__fail(r, "out of memory");
+        for (i = 0; i < k; i++) {
+            char *s = (char *)vp__alloc(r, 24);
+            if (!s)
+                return vp__fail(r, "out of memory");
+            snprintf(s, 24, "s%lld", i);
+            v[i] = s;
+        }
+        out->slots.v = v;
+        out->slots.n = (size_t)k;
+    } else {
+        char w3[160];
+        snprintf(w3, sizeof w3, "%s: \"names\"", what);
+        if (vp__mnames(r, names, &out->slots, 0, w3))
+            return -1;
+    }
+    if (out->slots.n > 65536 || *total + out->slots.n * (size_t)out->width > 65536)
+        return vp__mfail(r, "declares more than 65536 units");
+    *total += out->slots.n * (size_t)out->width;
+    return 0;
+}
+
+static int vp__mstack(vp_reader *r, struct vp__mbuild *b, const vp__json *v, size_t *total)
+{
+    size_t i, n = v->type == '[' ? v->n : 1;
+    if (v->type != '[' && v->type != '{')
+        return vp__mfail(r, "\"stack\" must be an object or a list of objects");
+    if (!(b->stack = (vp_group *)vp__calloc_arena(r, n, sizeof *b->stack)))
+        return vp__fail(r, "out of memory");
+    for (i = 0; i < n; i++) {
+        char what[64];
+        if (v->type == '[')
+            snprintf(what, sizeof what, "stack group #%lu", (unsigned long)i);
+        else
+            snprintf(what, sizeof what, "\"stack\"");
+        if (vp__mgroup(r, v->type == '[' ? v->kids[i] : v, &b->stack[i], what, total))
+            return -1;
+    }
+    b->m.stack = b->stack;
+    b->m.nstack = n;
+    return 0;
+}
+
+/* An object's key as a name. */
+static int vp__mkey(vp_reader *r, const vp__json *v, size_t i, const char *what)
+{
+    if (!v->key_len[i] || strlen(v->keys[i]) != v->key_len[i])
+        return vp__mfail(r, "%s must be a non-empty string without \\u0000", what);
+    return 0;
+}
+
+static int vp__maliases(vp_reader *r, struct vp__mbuild *b, const vp__json *v)
+{
+    size_t i;
+    if (v->type != '{')
+        return vp__mfail(r, "\"aliases\" must be an object {\"d0\": [\"s0\", \"s1\"], ...}");
+    if (!(b->aliases = (vp_alias *)vp__calloc_arena(r, v->n, sizeof *b->aliases)))
+        return vp__fail(r, "out of memory");
+    for (i = 0; i < v->n; i++) {
+        char what[160];
+        if (vp__mkey(r, v, i, "an alias name"))
+            return -1;
+        b->aliases[i].name = v->keys[i];
+        snprintf(what, sizeof what, "alias '%.60s'", v->keys[i]);
+        if (vp__mnames(r, v->kids[i], &b->aliases[i].parts, 1, what))
+            return -1;
+    }
+    b->m.aliases = b->aliases;
+    b->m.naliases = v->n;
+    return 0;
+}
+
+static int vp__mtypes(vp_reader *r, struct vp__mbuild *b, const vp__json *v)
+{
+    size_t i, j, k;
+    if (v->type != '{')
+        return vp__mfail(r, "\"types\" must be an object {\"f64\": {\"width\": 1, \"classes\": [...]}, ...}");
+    if (!(b->types = (vp_type *)vp__calloc_arena(r, v->n, sizeof *b->types)))
+        return vp__fail(r, "out of memory");
+    for (i = 0; i < v->n; i++) {
+        vp_type *t = &b->types[i];
+        const vp__json *o = v->kids[i], *f;
+        char what[160];
+        if (vp__mkey(r, v, i, "a type name"))
+            return -1;
+        t->name = v->keys[i];
+        if (o->type != '{')
+            return vp__mfail(r, "type '%.60s' must be an object", t->name);
+        snprintf(what, sizeof what, "type '%.60s': ", t->name);
+        if (vp__field_of(r, o, "classes", 0, what, "", &f) || vp__mwidth(r, o, &t->width, what) ||
+            vp__mflag(r, o, "stack", 1, &t->stack, what))
+            return -1;
+        if (f) {
+            snprintf(what, sizeof what, "type '%.60s': \"classes\"", t->name);
+            if (vp__mnames(r, f, &t->classes, 0, what))
+                return -1;
+        }
+        for (j = 0; j < t->classes.n; j++) {
+            for (k = 0; k < b->m.nclasses && strcmp(b->classes[k].name, t->classes.v[j]); k++)
+                ;
+            if (k == b->m.nclasses)
+                return vp__mfail(r, "type '%.60s': '%.60s' is not a class of this machine",
+                                 t->name, t->classes.v[j]);
+        }
+    }
+    b->m.types = b->types;
+    b->m.ntypes = v->n;
+    return 0;
+}
+
+static int vp__mpairs(vp_reader *r, struct vp__mbuild *b, const vp__json *v)
+{
+    size_t i;
+    if (v->type != '[')
+        return vp__mfail(r, "\"pair_moves\" must be a list of {\"pair\": CLASS, \"with\": CLASS or \"mem\"}");
+    if (!(b->pairs = (vp_pair_move *)vp__calloc_arena(r, v->n, sizeof *b->pairs)))
+        return vp__fail(r, "out of memory");
+    for (i = 0; i < v->n; i++) {
+        const vp__json *o = v->kids[i], *p = NULL, *w = NULL;
+        char what[64];
+        snprintf(what, sizeof what, "pair move #%lu: ", (unsigned long)i);
+        if (o->type != '{')
+            return vp__mfail(r, "pair move #%lu must be an object", (unsigned long)i);
+        if (vp__field_of(r, o, "pair", 0, what, "", &p) || vp__field_of(r, o, "with", 0, what, "", &w))
+            return -1;
+        if (!p || !w)
+            return vp__mfail(r, "pair move #%lu needs \"pair\" and \"with\"", (unsigned long)i);
+        snprintf(what, sizeof what, "pair move #%lu: \"pair\"", (unsigned long)i);
+        if (vp__mname(r, p, &b->pairs[i].pair, what))
+            return -1;
+        snprintf(what, sizeof what, "pair move #%lu: \"with\"", (unsigned long)i);
+        if (vp__mname(r, w, &b->pairs[i].with, what))
+            return -1;
+    }
+    b->m.pair_moves = b->pairs;
+    b->m.npair_moves = v->n;
+    return 0;
+}
+
+/* Every register and slot as a place: names unique; units of a plain
+ * register or slot its own (x, or x.0..x.{w-1}); an alias's units its
+ * parts' in order (depth first with an explicit stack, no recursion);
+ * widths adding up, parts disjoint, no alias containing itself. */
+static int vp__mplaces(vp_reader *r, struct vp__mbuild *b)
+{
+    vp_machine *m = &b->m;
+    size_t i, j, k, n = 0, units = 0, ui = 0, uo = 0;
+    int *state, *aliasof;
+    size_t *stk;
+    const char **names;
+    for (i = 0; i < m->nclasses; i++) {
+        n += m->classes[i].registers.n;
+        units += m->classes[i].registers.n * (size_t)m->classes[i].width;
+        if (n > 65536 || units > 65536)
+            return vp__mfail(r, "declares more than 65536 units");
+    }
+    for (i = 0; i < m->nstack; i++) {
+        n += m->stack[i].slots.n;
+        units += m->stack[i].slots.n * (size_t)m->stack[i].width;
+    }
+    if (units > 65536)
+        return vp__mfail(r, "declares more than 65536 units");
+    if (!(b->places = (vp_place *)vp__calloc_arena(r, n, sizeof *b->places)) ||
+        !(b->order = (struct vp__named *)vp__calloc_arena(r, n, sizeof *b->order)) ||
+        !(state = (int *)vp__calloc_arena(r, n, sizeof *state)) ||
+        !(aliasof = (int *)vp__calloc_arena(r, n, sizeof *aliasof)) ||
+        !(stk = (size_t *)vp__calloc_arena(r, n, sizeof *stk)) ||
+        !(b->units = (int *)vp__calloc_arena(r, units, sizeof *b->units)) ||
+        !(names = (const char **)vp__calloc_arena(r, units, sizeof *names)))
+        return vp__fail(r, "out of memory");
+    m->places = b->places;
+    m->nplaces = n;
+    for (i = 0, k = 0; i < m->nclasses; i++)
+        for (j = 0; j < m->classes[i].registers.n; j++, k++) {
+            b->places[k].name = m->classes[i].registers.v[j];
+            b->places[k].kind = VP_REGISTER;
+            b->places[k].cls = (int)i;
+            b->places[k].group = -1;
+            b->places[k].width = m->classes[i].width;
+        }
+    for (i = 0; i < m->nstack; i++)
+        for (j = 0; j < m->stack[i].slots.n; j++, k++) {
+            b->places[k].name = m->stack[i].slots.v[j];
+            b->places[k].kind = VP_SLOT;
+            b->places[k].cls = -1;
+            b->places[k].group = (int)i;
+            b->places[k].width = m->stack[i].width;
+        }
+    for (i = 0; i < n; i++) {
+        b->order[i].name = b->places[i].name;
+        b->order[i].index = i;
+        aliasof[i] = -1;
+    }
+    qsort(b->order, n, sizeof *b->order, vp__by_name);
+    for (i = 1; i < n; i++)
+        if (!strcmp(b->order[i].name, b->order[i - 1].name))
+            return vp__mfail(r, "'%.60s' is declared twice", b->order[i].name);
+    for (i = 0; i < m->naliases; i++) {
+        long p = vp__find(m, b->order, m->aliases[i].name);
+        if (p < 0 || b->places[p].kind != VP_REGISTER)
+            return vp__mfail(r, "alias '%.60s' is not a register of any class", m->aliases[i].name);
+        aliasof[p] = (int)i;
+        for (j = 0; j < m->aliases[i].parts.n; j++) {
+            long q = vp__find(m, b->order, m->aliases[i].parts.v[j]);
+            if (q < 0 || b->places[q].kind != VP_REGISTER)
+                return vp__mfail(r, "alias '%.60s': part '%.60s' is not a register of any class",
+                                 m->aliases[i].name, m->aliases[i].parts.v[j]);
+        }
+    }
+    for (i = 0; i < n; i++) { /* plain registers and slots: their own units */
+        vp_place *pl = &b->places[i];
+        int w;
+        if (aliasof[i] >= 0)
+            continue;
+        pl->units = b->units + uo;
+        pl->nunits = (size_t)pl->width;
+        for (w = 0; w < pl->width; w++) {
+            if (pl->width == 1)
+                names[ui] = pl->name;
+            else {
+                size_t len = strlen(pl->name) + 8;
+                char *s = (char *)vp__alloc(r, len);
+                if (!s)
+                    return vp__fail(r, "out of memory");
+                snprintf(s, len, "%s.%d", pl->name, w);
+                names[ui] = s;
+            }
+            b->units[uo++] = (int)ui++;
+        }
+        state[i] = 2;
+    }
+    m->unit_names = names;
+    m->nunits = ui;
+    for (i = 0; i < n; i++) { /* aliases */
+        size_t top = 0;
+        if (state[i] == 2)
+            continue;
+        stk[top++] = i;
+        state[i] = 1;
+        while (top) {
+            size_t a = stk[top - 1], got = 0, x = 0, y;
+            const vp_alias *al = &m->aliases[aliasof[a]];
+            int pushed = 0, *u;
+            for (j = 0; j < al->parts.n && !pushed; j++) {
+                size_t q = (size_t)vp__find(m, b->order, al->parts.v[j]);
+                if (state[q] == 1)
+                    return vp__mfail(r, "alias '%.60s' contains itself", al->name);
+                if (state[q] == 0) {
+                    stk[top++] = q;
+                    state[q] = 1;
+                    pushed = 1;
+                }
+            }
+            if (pushed)
+                continue;
+            for (j = 0; j < al->parts.n; j++)
+                got += b->places[vp__find(m, b->order, al->parts.v[j])].nunits;
+            if (got != (size_t)b->places[a].width)
+                return vp__mfail(r, "alias '%.60s': its parts have width %lu but its class says %d",
+                                 al->name, (unsigned long)got, b->places[a].width);
+            if (!(u = (int *)vp__alloc(r, got * sizeof *u)))
+                return vp__fail(r, "out of memory");
+            for (j = 0; j < al->parts.n; j++) {
+                const vp_place *pp = &b->places[vp__find(m, b->order, al->parts.v[j])];
+                for (y = 0; y < pp->nunits; y++)
+                    u[x++] = pp->units[y];
+            }
+            for (x = 0; x < got; x++)
+                for (y = x + 1; y < got; y++)
+                    if (u[x] == u[y])
+                        return vp__mfail(r, "alias '%.60s': its parts overlap", al->name);
+            b->places[a].units = u;
+            b->places[a].nunits = got;
+            state[a] = 2;
+            top--;
+        }
+    }
+    return 0;
+}
+
+/* The machine object at pos into r->req.machine_obj. */
+static int vp__machine(vp_reader *r)
+{
+    static const char *const reg_only[] = {"reg"};
+    static const char *const cost_keys[] = {"mov", "load", "store", "swap", "imm"};
+    struct vp__mbuild *b;
+    const vp__json *o, *f, *c;
+    size_t total = 0, i;
+    long long *cost[5];
+    if (!(b = (struct vp__mbuild *)vp__calloc_arena(r, 1, sizeof *b)) || !(o = vp__tree(r)))
+        return vp__fail(r, "out of memory");
+    b->m.name = "machine";
+    b->m.source = "";
+    b->m.immediate_to.v = reg_only;
+    b->m.immediate_to.n = 1;
+    b->m.cost_mov = b->m.cost_load = b->m.cost_store = b->m.cost_swap = b->m.cost_imm = 1;
+    b->m.unit_bits = b->m.immediate_bits_reg = b->m.immediate_bits_mem = -1;
+    cost[0] = &b->m.cost_mov;
+    cost[1] = &b->m.cost_load;
+    cost[2] = &b->m.cost_store;
+    cost[3] = &b->m.cost_swap;
+    cost[4] = &b->m.cost_imm;
+    if (vp__field_of(r, o, "name", 0, "", "", &f) || (f && vp__mname(r, f, &b->m.name, "\"name\"")))
+        return -1;
+    if (vp__field_of(r, o, "source", '"', "", "a string", &f))
+        return -1;
+    if (f)
+        b->m.source = f->str;
+    if (vp__field_of(r, o, "classes", 0, "", "", &f))
+        return -1;
+    if (!f)
+        return vp__mfail(r, "missing \"classes\": {\"NAME\": {\"registers\": [...], \"width\": W}, ...}");
+    if (vp__mclasses(r, b, f))
+        return -1;
+    if (vp__field_of(r, o, "stack", 0, "", "", &f) || (f && vp__mstack(r, b, f, &total)))
+        return -1;
+    if (vp__field_of(r, o, "aliases", 0, "", "", &f) || (f && vp__maliases(r, b, f)))
+        return -1;
+    if (vp__mlist(r, o, "swap", &b->m.swap, "") ||
+        vp__mlist(r, o, "immediate_to", &b->m.immediate_to, "") ||
+        vp__mflag(r, o, "mem_to_mem", 0, &b->m.mem_to_mem, "") ||
+        vp__mflag(r, o, "cross_class", 0, &b->m.cross_class, ""))
+        return -1;
+    if (vp__field_of(r, o, "cost", '{', "", "an object", &f))
+        return -1;
+    for (i = 0; f && i < 5; i++)
+        if (vp__field_of(r, f, cost_keys[i], 0, "\"cost\": ", "", &c) ||
+            (c && vp__mint(r, c, 0, 65536, cost[i], "\"cost\": ", cost_keys[i])))
+            return -1;
+    if (vp__field_of(r, o, "unit_bits", 0, "", "", &f) ||
+        (f && vp__mint(r, f, 1, 65536, &b->m.unit_bits, "", "unit_bits")))
+        return -1;
+    if (vp__field_of(r, o, "immediate_bits", '{', "", "an object {\"reg\": BITS, \"mem\": BITS}", &f))
+        return -1;
+    if (f && (vp__field_of(r, f, "reg", 0, "\"immediate_bits\": ", "", &c) ||
+              (c && vp__mint(r, c, 1, 65536, &b->m.immediate_bits_reg, "\"immediate_bits\": ", "reg")) ||
+              vp__field_of(r, f, "mem", 0, "\"immediate_bits\": ", "", &c) ||
+              (c && vp__mint(r, c, 1, 65536, &b->m.immediate_bits_mem, "\"immediate_bits\": ", "mem"))))
+        return -1;
+    if (vp__field_of(r, o, "types", 0, "", "", &f) || (f && vp__mtypes(r, b, f)))
+        return -1;
+    if (vp__field_of(r, o, "pair_moves", 0, "", "", &f) || (f && vp__mpairs(r, b, f)))
+        return -1;
+    if (vp__mlist(r, o, "reserved", &b->m.reserved, "") ||
+        vp__mlist(r, o, "scratch", &b->m.scratch, ""))
+        return -1;
+    if (vp__mplaces(r, b))
+        return -1;
+    for (i = 0; i < b->m.nclasses; i++)
+        if (!b->classes[i].swap.v)
+            b->classes[i].swap = b->m.swap;
+    for (i = 0; i < b->m.reserved.n + b->m.scratch.n; i++) {
+        int res = i < b->m.reserved.n;
+        const char *nm = res ? b->m.reserved.v[i] : b->m.scratch.v[i - b->m.reserved.n];
+        if (vp__find(&b->m, b->order, nm) < 0)
+            return vp__mfail(r, "\"%s\": '%.60s' is not a register or slot of this machine",
+                             res ? "reserved" : "scratch", nm);
+    }
+    b->m.by_name_ = b->order;
+    r->req.machine_obj = &b->m;
     return 0;
 }
 
@@ -826,7 +1710,16 @@ static int vp__field(vp_reader *r, int f)
         if (vp__skip(r, 1))
             return -1;
         r->req.machine_json = vp__raw(r, start);
-        return r->req.machine_json ? 0 : vp__fail(r, "out of memory");
+        if (!r->req.machine_json)
+            return vp__fail(r, "out of memory");
+        {
+            size_t end = r->pos;
+            int rc;
+            r->pos = start;
+            rc = vp__machine(r);
+            r->pos = end;
+            return rc;
+        }
     default:
         if (vp__skip(r, 1))
             return -1;
@@ -943,7 +1836,7 @@ static int vp__getline(vp_reader *r)
 
 int vp_read(vp_reader *r, const vp_request **req)
 {
-    static const vp_request empty = {NULL, "all", -1, NULL, 0, NULL, 0, NULL, NULL, NULL};
+    static const vp_request empty = {NULL, "all", -1, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL};
     size_t i;
     int rc;
     *req = NULL;
@@ -1010,6 +1903,59 @@ int vp_loc_equal(const vp_loc *a, const vp_loc *b)
         if (strcmp(a->names[i], b->names[i]))
             return 0;
     return 1;
+}
+
+/* ---- machine lookups ---------------------------------------------------- */
+
+const vp_place *vp_place_of(const vp_machine *m, const char *name)
+{
+    long i = m && name ? vp__find(m, m->by_name_, name) : -1;
+    return i < 0 ? NULL : &m->places[i];
+}
+
+const vp_type *vp_type_of(const vp_machine *m, const char *name)
+{
+    size_t i;
+    for (i = 0; m && name && i < m->ntypes; i++)
+        if (!strcmp(m->types[i].name, name))
+            return &m->types[i];
+    return NULL;
+}
+
+int vp_names_has(vp_names l, const char *s)
+{
+    size_t i;
+    for (i = 0; s && i < l.n; i++)
+        if (!strcmp(l.v[i], s))
+            return 1;
+    return 0;
+}
+
+/* The places a location names (a name, or a list's parts). */
+static size_t vp__parts(const vp_machine *m, const vp_loc *l, size_t i, const vp_place **out)
+{
+    *out = l->kind == VP_NAME && i == 0 ? vp_place_of(m, l->name)
+           : l->kind == VP_LIST && i < l->count ? vp_place_of(m, l->names[i]) : NULL;
+    return l->kind == VP_NAME ? 1 : l->kind == VP_LIST ? l->count : 0;
+}
+
+int vp_overlap(const vp_machine *m, const vp_loc *a, const vp_loc *b)
+{
+    size_t i, j, x, y, na, nb;
+    const vp_place *pa, *pb;
+    na = vp__parts(m, a, 0, &pa);
+    nb = vp__parts(m, b, 0, &pb);
+    for (i = 0; i < na; i++) {
+        vp__parts(m, a, i, &pa);
+        for (j = 0; pa && j < nb; j++) {
+            vp__parts(m, b, j, &pb);
+            for (x = 0; pb && x < pa->nunits; x++)
+                for (y = 0; y < pb->nunits; y++)
+                    if (pa->units[x] == pb->units[y])
+                        return 1;
+        }
+    }
+    return 0;
 }
 
 /* ---- answers ------------------------------------------------------------ */
@@ -1115,7 +2061,8 @@ void vp_begin(vp_reader *r)
     vp__puts(r, "\"sequence\": [");
 }
 
-static void vp__op(vp_reader *r, const char *name, const vp_loc *a, const vp_loc *b)
+static void vp__op(vp_reader *r, const char *name, const vp_loc *a, const vp_loc *b,
+                   const char *type)
 {
     vp__puts(r, r->nops++ ? ", [\"" : "[\"");
     vp__puts(r, name);
@@ -1123,13 +2070,25 @@ static void vp__op(vp_reader *r, const char *name, const vp_loc *a, const vp_loc
     vp__put_loc(r, a);
     vp__put(r, ", ", 2);
     vp__put_loc(r, b);
+    if (type) {
+        vp__put(r, ", ", 2);
+        vp__put_string(r, type);
+    }
     vp__put(r, "]", 1);
 }
 
-void vp_mov(vp_reader *r, const vp_loc *dst, const vp_loc *src) { vp__op(r, "mov", dst, src); }
-void vp_swap(vp_reader *r, const vp_loc *a, const vp_loc *b) { vp__op(r, "swap", a, b); }
-void vp_load(vp_reader *r, const vp_loc *reg, const vp_loc *slot) { vp__op(r, "load", reg, slot); }
-void vp_store(vp_reader *r, const vp_loc *reg, const vp_loc *slot) { vp__op(r, "store", reg, slot); }
+void vp_mov(vp_reader *r, const vp_loc *dst, const vp_loc *src) { vp__op(r, "mov", dst, src, NULL); }
+void vp_swap(vp_reader *r, const vp_loc *a, const vp_loc *b) { vp__op(r, "swap", a, b, NULL); }
+void vp_mov_typed(vp_reader *r, const vp_loc *dst, const vp_loc *src, const char *type)
+{
+    vp__op(r, "mov", dst, src, type);
+}
+void vp_swap_typed(vp_reader *r, const vp_loc *a, const vp_loc *b, const char *type)
+{
+    vp__op(r, "swap", a, b, type);
+}
+void vp_load(vp_reader *r, const vp_loc *reg, const vp_loc *slot) { vp__op(r, "load", reg, slot, NULL); }
+void vp_store(vp_reader *r, const vp_loc *reg, const vp_loc *slot) { vp__op(r, "store", reg, slot, NULL); }
 
 void vp_perm(vp_reader *r, const vp_move *pairs, size_t n)
 {

@@ -32,12 +32,22 @@
 //!   "temps"     [loc, ...]                default []
 //!   "registers" integer >= 0 or null
 //!   "preserve"  string                    default "all"
-//!   "machine"   a preset name (string) or an object (kept as raw JSON text)
+//!   "machine"   a preset name (string), or an object: parsed into a
+//!               MachineDesc (`machine_obj`) and kept as raw JSON text
+//!               (`Machine::Object`); see "the machine" below
 //!   "id"        any JSON value, kept as raw text and echoed first in answers
 //!   anything else (e.g. "sequence") is checked to be valid JSON and skipped.
 //! A location is a register number (3 = r3, 0..2147483647), a name ("rax",
 //! "m0", "r3"), a non-empty list of names (["a0", "a1"]), and as a move
-//! source only an immediate {"imm": k}, k an i64.
+//! source only an immediate {"imm": k}, k an i64.  A move may carry a
+//! third element, its value's type: [dst, src, "f64"] (`Move::ty`).
+//!
+//! The machine object (docs/machines.md) is read into a `MachineDesc`:
+//! classes, aliases, stack groups, swaps, immediates, costs, and the
+//! round-3 fields (unit_bits, types, immediate_bits, pair_moves, reserved,
+//! scratch), each optional; every register and slot becomes a `Place` with
+//! its units.  Fields this reader does not know are skipped, as in a
+//! request.  Checks and messages are the C kit's (one golden table).
 //!
 //! Every line must be strict JSON (RFC 8259): no NaN, no trailing commas,
 //! valid UTF-8, no lone surrogate escapes, no \u0000 in a decoded string
@@ -49,6 +59,7 @@
 //! kit's, byte for byte (tests/kits pins both against one golden table).
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::io::{self, BufRead, Write};
@@ -112,6 +123,8 @@ impl Hash for Loc {
 pub struct Move {
     pub dst: Loc,
     pub src: Loc,
+    /// A typed move [dst, src, TYPE]: the type's name.
+    pub ty: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -133,6 +146,8 @@ pub struct Request {
     pub moves: Vec<Move>,
     pub temps: Vec<Loc>,
     pub machine: Option<Machine>,
+    /// The machine object, parsed (None for a preset name or no machine).
+    pub machine_obj: Option<MachineDesc>,
     /// The raw JSON text of "id", to echo.
     pub id: Option<String>,
 }
@@ -193,6 +208,7 @@ fn empty_request() -> Request {
         moves: Vec::new(),
         temps: Vec::new(),
         machine: None,
+        machine_obj: None,
         id: None,
     }
 }
@@ -622,7 +638,7 @@ impl<'a> Parser<'a> {
     }
 
     fn one_move(&mut self, n: usize) -> R<()> {
-        let pair = |p: &Self| p.fail(format_args!("\"moves\"[{}] must be a [dst, src] pair", n));
+        let pair = |p: &Self| p.fail(format_args!("\"moves\"[{}] must be a [dst, src] pair or [dst, src, type]", n));
         if self.peek() != Some(b'[') {
             return Err(pair(self));
         }
@@ -637,11 +653,27 @@ impl<'a> Parser<'a> {
         self.ws();
         let src = self.loc(Role::Src, &format!("\"moves\"[{}] source", n))?;
         self.ws();
+        let mut ty = None;
+        if self.peek() == Some(b',') {
+            // a typed move [dst, src, TYPE]
+            self.pos += 1;
+            self.ws();
+            let what = format!("\"moves\"[{}] type", n);
+            if self.peek() != Some(b'"') {
+                return Err(self.fail(format_args!("{} must be a type name (a string)", what)));
+            }
+            let t = self.text(&what)?;
+            if t.is_empty() {
+                return Err(self.fail(format_args!("{} must not be empty", what)));
+            }
+            ty = Some(t);
+            self.ws();
+        }
         if self.peek() != Some(b']') {
             return Err(pair(self));
         }
         self.pos += 1;
-        self.req.moves.push(Move { dst, src });
+        self.req.moves.push(Move { dst, src, ty });
         Ok(())
     }
 
@@ -705,7 +737,12 @@ impl<'a> Parser<'a> {
                     return Err(self.fail("\"machine\" must be a preset name (a string) or an object"));
                 }
                 self.skip(1)?;
+                let end = self.pos;
                 self.req.machine = Some(Machine::Object(self.raw(start)));
+                self.pos = start;
+                let m = self.machine();
+                self.pos = end;
+                self.req.machine_obj = Some(m?);
                 Ok(())
             }
             _ => {
@@ -800,6 +837,682 @@ impl<'a> Parser<'a> {
     }
 }
 
+// ---- the machine object -----------------------------------------------------
+
+/// A register class.  `swap` is the class's own "swap" when given, else the
+/// machine's.
+#[derive(Clone, Debug)]
+pub struct Class {
+    pub name: String,
+    pub registers: Vec<String>,
+    pub width: u32,
+    pub swap: Vec<String>,
+    pub immediate: bool,
+}
+
+/// A stack slot group.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub slots: Vec<String>,
+    pub width: u32,
+    pub immediate: bool,
+}
+
+/// A register that IS its parts' concatenation.
+#[derive(Clone, Debug)]
+pub struct Alias {
+    pub name: String,
+    pub parts: Vec<String>,
+}
+
+/// Round 3: an entry of "types".
+#[derive(Clone, Debug)]
+pub struct Type {
+    pub name: String,
+    pub width: u32,
+    pub classes: Vec<String>,
+    pub stack: bool,
+}
+
+/// Round 3: an entry of "pair_moves".
+#[derive(Clone, Debug)]
+pub struct PairMove {
+    pub pair: String,
+    pub with: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlaceKind {
+    Register,
+    Slot,
+}
+
+/// A register or slot with its units (numbered over the machine; an
+/// aliased register has its parts' units, so two places overlap exactly
+/// when they share one).
+#[derive(Clone, Debug)]
+pub struct Place {
+    pub name: String,
+    pub kind: PlaceKind,
+    pub class: Option<usize>,
+    pub group: Option<usize>,
+    pub width: u32,
+    pub units: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Cost {
+    pub mov: i64,
+    pub load: i64,
+    pub store: i64,
+    pub swap: i64,
+    pub imm: i64,
+}
+
+/// The machine object a request carries (docs/machines.md), parsed.
+#[derive(Clone, Debug)]
+pub struct MachineDesc {
+    pub name: String,
+    pub source: String,
+    pub classes: Vec<Class>,
+    pub aliases: Vec<Alias>,
+    pub stack: Vec<Group>,
+    pub swap: Vec<String>,
+    pub mem_to_mem: bool,
+    pub cross_class: bool,
+    pub immediate_to: Vec<String>,
+    pub cost: Cost,
+    // round 3, each absent-tolerant
+    pub unit_bits: Option<i64>,
+    pub types: Vec<Type>,
+    pub immediate_bits_reg: Option<i64>,
+    pub immediate_bits_mem: Option<i64>,
+    pub pair_moves: Vec<PairMove>,
+    pub reserved: Vec<String>,
+    pub scratch: Vec<String>,
+    // derived
+    pub places: Vec<Place>,
+    pub unit_names: Vec<String>,
+    by_name: HashMap<String, usize>,
+}
+
+impl MachineDesc {
+    /// The register or slot called `name`.
+    pub fn place(&self, name: &str) -> Option<&Place> {
+        self.by_name.get(name).map(|&i| &self.places[i])
+    }
+
+    /// The type called `name`.
+    pub fn ty(&self, name: &str) -> Option<&Type> {
+        self.types.iter().find(|t| t.name == name)
+    }
+
+    /// The units of a location (a name or a list of names; none for an
+    /// immediate, a register number or a name not on the machine).
+    pub fn units(&self, l: &Loc) -> Vec<usize> {
+        let names: Vec<&str> = match l {
+            Loc::Name(s) => vec![s.as_str()],
+            Loc::List(v) => v.iter().map(|s| s.as_str()).collect(),
+            _ => vec![],
+        };
+        names.iter().filter_map(|n| self.place(n)).flat_map(|p| p.units.iter().copied()).collect()
+    }
+
+    /// Do two locations share a unit?
+    pub fn overlap(&self, a: &Loc, b: &Loc) -> bool {
+        let ua = self.units(a);
+        self.units(b).iter().any(|u| ua.contains(u))
+    }
+}
+
+/// A JSON value of the machine object (read without recursion).
+enum Json {
+    Obj(Vec<(String, Json)>),
+    Arr(Vec<Json>),
+    Str(String),
+    Num(usize), // where it starts in the line
+    Bool(bool),
+    Null,
+}
+
+fn clip60(s: &str) -> &str {
+    let mut n = s.len().min(60);
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    &s[..n]
+}
+
+impl<'a> Parser<'a> {
+    /// The value at pos (already checked by skip) as a tree.
+    fn tree(&mut self) -> R<Json> {
+        // (container, pending key) per open level
+        let mut stack: Vec<(Json, Option<String>)> = Vec::new();
+        loop {
+            self.ws();
+            let mut node = match self.peek() {
+                Some(c @ (b'{' | b'[')) => {
+                    self.pos += 1;
+                    self.ws();
+                    let close = if c == b'{' { b'}' } else { b']' };
+                    let empty = if c == b'{' { Json::Obj(Vec::new()) } else { Json::Arr(Vec::new()) };
+                    if self.peek() == Some(close) {
+                        self.pos += 1;
+                        empty
+                    } else {
+                        let key = if c == b'{' {
+                            let k = self.string(true)?;
+                            self.expect(b':', "expected ':'")?;
+                            Some(k)
+                        } else {
+                            None
+                        };
+                        stack.push((empty, key));
+                        continue;
+                    }
+                }
+                Some(b'"') => Json::Str(self.string(true)?),
+                Some(b'-' | b'0'..=b'9') => {
+                    let at = self.pos;
+                    self.number()?;
+                    Json::Num(at)
+                }
+                Some(b't') => {
+                    self.literal()?;
+                    Json::Bool(true)
+                }
+                Some(b'f') => {
+                    self.literal()?;
+                    Json::Bool(false)
+                }
+                _ => {
+                    self.literal()?;
+                    Json::Null
+                }
+            };
+            loop {
+                let (top, key) = match stack.last_mut() {
+                    None => return Ok(node),
+                    Some(t) => t,
+                };
+                match top {
+                    Json::Obj(v) => v.push((key.take().unwrap_or_default(), node)),
+                    Json::Arr(v) => v.push(node),
+                    _ => {}
+                }
+                self.ws();
+                if self.peek() == Some(b',') {
+                    self.pos += 1;
+                    if let (Json::Obj(_), k) = (&*top, key) {
+                        self.ws();
+                        *k = Some(self.string(true)?);
+                        self.expect(b':', "expected ':'")?;
+                    }
+                    break;
+                }
+                self.pos += 1; // the closing bracket
+                node = stack.pop().map(|t| t.0).unwrap_or(Json::Null);
+            }
+        }
+    }
+
+    fn mfail(&self, what: impl std::fmt::Display) -> String {
+        self.fail(format_args!("\"machine\": {}", what))
+    }
+
+    /// Object field `key` (None when absent), refused when it appears twice.
+    fn get<'j>(&self, o: &'j [(String, Json)], key: &str, what: &str) -> R<Option<&'j Json>> {
+        let mut found = o.iter().filter(|(k, _)| k == key).map(|(_, v)| v);
+        let first = found.next();
+        if found.next().is_some() {
+            return Err(self.mfail(format_args!("{}\"{}\" appears twice", what, key)));
+        }
+        Ok(first)
+    }
+
+    fn mint(&mut self, v: &Json, lo: i64, hi: i64, what: &str, key: &str) -> R<i64> {
+        match v {
+            Json::Num(at) => {
+                self.pos = *at;
+                self.integer(lo, hi, &format!("\"machine\": {}\"{}\"", what, key))
+            }
+            _ => Err(self.mfail(format_args!("{}\"{}\" must be a whole number in {}..{}", what, key, lo, hi))),
+        }
+    }
+
+    fn mflag(&self, o: &[(String, Json)], key: &str, dflt: bool, what: &str) -> R<bool> {
+        match self.get(o, key, what)? {
+            None => Ok(dflt),
+            Some(Json::Bool(b)) => Ok(*b),
+            Some(_) => Err(self.mfail(format_args!("{}\"{}\" must be true or false", what, key))),
+        }
+    }
+
+    fn mname(&self, v: &Json, what: &str) -> R<String> {
+        match v {
+            Json::Str(s) if !s.is_empty() && !s.contains('\0') => Ok(s.clone()),
+            _ => Err(self.mfail(format_args!("{} must be a non-empty string without \\u0000", what))),
+        }
+    }
+
+    fn mkey(&self, k: &str, what: &str) -> R<()> {
+        if k.is_empty() || k.contains('\0') {
+            return Err(self.mfail(format_args!("{} must be a non-empty string without \\u0000", what)));
+        }
+        Ok(())
+    }
+
+    fn mnames(&self, v: &Json, nonempty: bool, what: &str) -> R<Vec<String>> {
+        match v {
+            Json::Arr(items) if !(nonempty && items.is_empty()) => items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| self.mname(x, &format!("{}[{}]", what, i)))
+                .collect(),
+            _ => Err(self.mfail(format_args!(
+                "{} must be a {}list of names",
+                what,
+                if nonempty { "non-empty " } else { "" }
+            ))),
+        }
+    }
+
+    fn mwidth(&mut self, o: &[(String, Json)], what: &str) -> R<u32> {
+        match self.get(o, "width", what)? {
+            None => Ok(1),
+            Some(v) => Ok(self.mint(v, 1, 65536, what, "width")? as u32),
+        }
+    }
+
+    fn mlist(&self, o: &[(String, Json)], key: &str, what: &str) -> R<Option<Vec<String>>> {
+        match self.get(o, key, what)? {
+            None => Ok(None),
+            Some(v) => Ok(Some(self.mnames(v, false, &format!("{}\"{}\"", what, key))?)),
+        }
+    }
+
+    fn mgroup(&mut self, g: &Json, what: &str, total: &mut usize) -> R<Group> {
+        let w2 = format!("{}: ", what);
+        let o = match g {
+            Json::Obj(o) => o,
+            _ => return Err(self.mfail(format_args!("{} must be an object", what))),
+        };
+        let slots = self.get(o, "slots", &w2)?;
+        let names = self.get(o, "names", &w2)?;
+        if slots.is_some() == names.is_some() {
+            return Err(self.mfail(format_args!(
+                "{} needs exactly one of \"slots\": N or \"names\": [...]",
+                what
+            )));
+        }
+        let width = self.mwidth(o, &w2)?;
+        let immediate = self.mflag(o, "immediate", true, &w2)?;
+        let list = match slots {
+            Some(s) => {
+                let k = self.mint(s, 0, 65536, &w2, "slots")? as usize;
+                if *total + k * width as usize > 65536 {
+                    return Err(self.mfail("declares more than 65536 units"));
+                }
+                (0..k).map(|i| format!("s{}", i)).collect()
+            }
+            None => self.mnames(names.unwrap_or(&Json::Null), false, &format!("{}: \"names\"", what))?,
+        };
+        if list.len() > 65536 || *total + list.len() * width as usize > 65536 {
+            return Err(self.mfail("declares more than 65536 units"));
+        }
+        *total += list.len() * width as usize;
+        Ok(Group { slots: list, width, immediate })
+    }
+
+    /// The machine object at pos.
+    fn machine(&mut self) -> R<MachineDesc> {
+        let tree = self.tree()?;
+        let o = match &tree {
+            Json::Obj(o) => o,
+            _ => return Err(self.mfail("must be an object")),
+        };
+        let mut m = MachineDesc {
+            name: "machine".to_string(),
+            source: String::new(),
+            classes: Vec::new(),
+            aliases: Vec::new(),
+            stack: Vec::new(),
+            swap: Vec::new(),
+            mem_to_mem: false,
+            cross_class: false,
+            immediate_to: vec!["reg".to_string()],
+            cost: Cost { mov: 1, load: 1, store: 1, swap: 1, imm: 1 },
+            unit_bits: None,
+            types: Vec::new(),
+            immediate_bits_reg: None,
+            immediate_bits_mem: None,
+            pair_moves: Vec::new(),
+            reserved: Vec::new(),
+            scratch: Vec::new(),
+            places: Vec::new(),
+            unit_names: Vec::new(),
+            by_name: HashMap::new(),
+        };
+        if let Some(v) = self.get(o, "name", "")? {
+            m.name = self.mname(v, "\"name\"")?;
+        }
+        match self.get(o, "source", "")? {
+            None => {}
+            Some(Json::Str(s)) => m.source = s.clone(),
+            Some(_) => return Err(self.mfail("\"source\" must be a string")),
+        }
+        let mut own_swap: Vec<bool> = Vec::new();
+        match self.get(o, "classes", "")? {
+            None => {
+                return Err(self.mfail("missing \"classes\": {\"NAME\": {\"registers\": [...], \"width\": W}, ...}"))
+            }
+            Some(Json::Obj(cs)) => {
+                for (name, c) in cs {
+                    self.mkey(name, "a class name")?;
+                    let n60 = clip60(name);
+                    let co = match c {
+                        Json::Obj(co) => co,
+                        _ => return Err(self.mfail(format_args!("class '{}' must be an object", n60))),
+                    };
+                    let what = format!("class '{}': ", n60);
+                    let regs = match self.get(co, "registers", &what)? {
+                        None => {
+                            return Err(self.mfail(format_args!(
+                                "class '{}' needs \"registers\": a list of names",
+                                n60
+                            )))
+                        }
+                        Some(v) => self.mnames(v, true, &format!("class '{}': \"registers\"", n60))?,
+                    };
+                    let width = self.mwidth(co, &what)?;
+                    let swap = self.mlist(co, "swap", &what)?;
+                    let immediate = self.mflag(co, "immediate", true, &what)?;
+                    own_swap.push(swap.is_some());
+                    m.classes.push(Class {
+                        name: name.clone(),
+                        registers: regs,
+                        width,
+                        swap: swap.unwrap_or_default(),
+                        immediate,
+                    });
+                }
+            }
+            Some(_) => return Err(self.mfail("\"classes\" must be an object of classes")),
+        }
+        let mut total = 0usize;
+        match self.get(o, "stack", "")? {
+            None => {}
+            Some(Json::Arr(gs)) => {
+                for (i, g) in gs.iter().enumerate() {
+                    let grp = self.mgroup(g, &format!("stack group #{}", i), &mut total)?;
+                    m.stack.push(grp);
+                }
+            }
+            Some(g @ Json::Obj(_)) => {
+                let grp = self.mgroup(g, "\"stack\"", &mut total)?;
+                m.stack.push(grp);
+            }
+            Some(_) => return Err(self.mfail("\"stack\" must be an object or a list of objects")),
+        }
+        match self.get(o, "aliases", "")? {
+            None => {}
+            Some(Json::Obj(al)) => {
+                for (name, parts) in al {
+                    self.mkey(name, "an alias name")?;
+                    let parts = self.mnames(parts, true, &format!("alias '{}'", clip60(name)))?;
+                    m.aliases.push(Alias { name: name.clone(), parts });
+                }
+            }
+            Some(_) => return Err(self.mfail("\"aliases\" must be an object {\"d0\": [\"s0\", \"s1\"], ...}")),
+        }
+        if let Some(v) = self.mlist(o, "swap", "")? {
+            m.swap = v;
+        }
+        if let Some(v) = self.mlist(o, "immediate_to", "")? {
+            m.immediate_to = v;
+        }
+        m.mem_to_mem = self.mflag(o, "mem_to_mem", false, "")?;
+        m.cross_class = self.mflag(o, "cross_class", false, "")?;
+        match self.get(o, "cost", "")? {
+            None => {}
+            Some(Json::Obj(c)) => {
+                let keys = ["mov", "load", "store", "swap", "imm"];
+                let mut vals = [1i64; 5];
+                for (i, k) in keys.iter().enumerate() {
+                    if let Some(v) = self.get(c, k, "\"cost\": ")? {
+                        vals[i] = self.mint(v, 0, 65536, "\"cost\": ", k)?;
+                    }
+                }
+                m.cost = Cost { mov: vals[0], load: vals[1], store: vals[2], swap: vals[3], imm: vals[4] };
+            }
+            Some(_) => return Err(self.mfail("\"cost\" must be an object")),
+        }
+        if let Some(v) = self.get(o, "unit_bits", "")? {
+            m.unit_bits = Some(self.mint(v, 1, 65536, "", "unit_bits")?);
+        }
+        match self.get(o, "immediate_bits", "")? {
+            None => {}
+            Some(Json::Obj(ib)) => {
+                if let Some(v) = self.get(ib, "reg", "\"immediate_bits\": ")? {
+                    m.immediate_bits_reg = Some(self.mint(v, 1, 65536, "\"immediate_bits\": ", "reg")?);
+                }
+                if let Some(v) = self.get(ib, "mem", "\"immediate_bits\": ")? {
+                    m.immediate_bits_mem = Some(self.mint(v, 1, 65536, "\"immediate_bits\": ", "mem")?);
+                }
+            }
+            Some(_) => {
+                return Err(self.mfail("\"immediate_bits\" must be an object {\"reg\": BITS, \"mem\": BITS}"))
+            }
+        }
+        match self.get(o, "types", "")? {
+            None => {}
+            Some(Json::Obj(ts)) => {
+                for (name, t) in ts {
+                    self.mkey(name, "a type name")?;
+                    let n60 = clip60(name);
+                    let to = match t {
+                        Json::Obj(to) => to,
+                        _ => return Err(self.mfail(format_args!("type '{}' must be an object", n60))),
+                    };
+                    let what = format!("type '{}': ", n60);
+                    let classes = self.get(to, "classes", &what)?;
+                    let width = self.mwidth(to, &what)?;
+                    let stack = self.mflag(to, "stack", true, &what)?;
+                    let classes = match classes {
+                        None => Vec::new(),
+                        Some(v) => self.mnames(v, false, &format!("type '{}': \"classes\"", n60))?,
+                    };
+                    if let Some(c) = classes.iter().find(|c| !m.classes.iter().any(|k| &k.name == *c)) {
+                        return Err(self.mfail(format_args!(
+                            "type '{}': '{}' is not a class of this machine",
+                            n60,
+                            clip60(c)
+                        )));
+                    }
+                    m.types.push(Type { name: name.clone(), width, classes, stack });
+                }
+            }
+            Some(_) => {
+                return Err(self.mfail(
+                    "\"types\" must be an object {\"f64\": {\"width\": 1, \"classes\": [...]}, ...}",
+                ))
+            }
+        }
+        match self.get(o, "pair_moves", "")? {
+            None => {}
+            Some(Json::Arr(ps)) => {
+                for (i, p) in ps.iter().enumerate() {
+                    let po = match p {
+                        Json::Obj(po) => po,
+                        _ => return Err(self.mfail(format_args!("pair move #{} must be an object", i))),
+                    };
+                    let what = format!("pair move #{}: ", i);
+                    let (pair, with) = (self.get(po, "pair", &what)?, self.get(po, "with", &what)?);
+                    let (pair, with) = match (pair, with) {
+                        (Some(a), Some(b)) => (a, b),
+                        _ => return Err(self.mfail(format_args!("pair move #{} needs \"pair\" and \"with\"", i))),
+                    };
+                    let pair = self.mname(pair, &format!("pair move #{}: \"pair\"", i))?;
+                    let with = self.mname(with, &format!("pair move #{}: \"with\"", i))?;
+                    m.pair_moves.push(PairMove { pair, with });
+                }
+            }
+            Some(_) => {
+                return Err(self.mfail(
+                    "\"pair_moves\" must be a list of {\"pair\": CLASS, \"with\": CLASS or \"mem\"}",
+                ))
+            }
+        }
+        if let Some(v) = self.mlist(o, "reserved", "")? {
+            m.reserved = v;
+        }
+        if let Some(v) = self.mlist(o, "scratch", "")? {
+            m.scratch = v;
+        }
+        self.places(&mut m)?;
+        for (c, own) in m.classes.iter_mut().zip(own_swap) {
+            if !own {
+                c.swap = m.swap.clone();
+            }
+        }
+        for (label, list) in [("reserved", &m.reserved), ("scratch", &m.scratch)] {
+            if let Some(n) = list.iter().find(|n| !m.by_name.contains_key(n.as_str())) {
+                return Err(self.mfail(format_args!(
+                    "\"{}\": '{}' is not a register or slot of this machine",
+                    label,
+                    clip60(n)
+                )));
+            }
+        }
+        Ok(m)
+    }
+
+    /// Places, units, aliases (as the C kit: same checks, same order).
+    fn places(&mut self, m: &mut MachineDesc) -> R<()> {
+        let (mut n, mut units) = (0usize, 0usize);
+        for c in &m.classes {
+            n += c.registers.len();
+            units += c.registers.len() * c.width as usize;
+            if n > 65536 || units > 65536 {
+                return Err(self.mfail("declares more than 65536 units"));
+            }
+        }
+        for g in &m.stack {
+            units += g.slots.len() * g.width as usize;
+        }
+        if units > 65536 {
+            return Err(self.mfail("declares more than 65536 units"));
+        }
+        for (i, c) in m.classes.iter().enumerate() {
+            for r in &c.registers {
+                m.places.push(Place {
+                    name: r.clone(),
+                    kind: PlaceKind::Register,
+                    class: Some(i),
+                    group: None,
+                    width: c.width,
+                    units: Vec::new(),
+                });
+            }
+        }
+        for (i, g) in m.stack.iter().enumerate() {
+            for s in &g.slots {
+                m.places.push(Place {
+                    name: s.clone(),
+                    kind: PlaceKind::Slot,
+                    class: None,
+                    group: Some(i),
+                    width: g.width,
+                    units: Vec::new(),
+                });
+            }
+        }
+        let mut sorted: Vec<&str> = m.places.iter().map(|p| p.name.as_str()).collect();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(self.mfail(format_args!("'{}' is declared twice", clip60(w[0]))));
+        }
+        m.by_name = m.places.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+        let mut alias_of: Vec<Option<usize>> = vec![None; m.places.len()];
+        for (i, a) in m.aliases.iter().enumerate() {
+            let p = match m.by_name.get(&a.name) {
+                Some(&p) if m.places[p].kind == PlaceKind::Register => p,
+                _ => {
+                    return Err(self.mfail(format_args!(
+                        "alias '{}' is not a register of any class",
+                        clip60(&a.name)
+                    )))
+                }
+            };
+            alias_of[p] = Some(i);
+            for part in &a.parts {
+                if !matches!(m.by_name.get(part), Some(&q) if m.places[q].kind == PlaceKind::Register) {
+                    return Err(self.mfail(format_args!(
+                        "alias '{}': part '{}' is not a register of any class",
+                        clip60(&a.name),
+                        clip60(part)
+                    )));
+                }
+            }
+        }
+        let mut state = vec![0u8; m.places.len()];
+        for i in 0..m.places.len() {
+            if alias_of[i].is_some() {
+                continue;
+            }
+            let p = &mut m.places[i];
+            for w in 0..p.width {
+                p.units.push(m.unit_names.len());
+                m.unit_names.push(if p.width == 1 { p.name.clone() } else { format!("{}.{}", p.name, w) });
+            }
+            state[i] = 2;
+        }
+        for i in 0..m.places.len() {
+            if state[i] == 2 {
+                continue;
+            }
+            let mut stk = vec![i];
+            state[i] = 1;
+            while let Some(&a) = stk.last() {
+                let al = &m.aliases[alias_of[a].unwrap_or(0)];
+                let mut pushed = false;
+                for part in &al.parts {
+                    let q = m.by_name[part];
+                    if state[q] == 1 {
+                        return Err(self.mfail(format_args!("alias '{}' contains itself", clip60(&al.name))));
+                    }
+                    if state[q] == 0 {
+                        stk.push(q);
+                        state[q] = 1;
+                        pushed = true;
+                        break;
+                    }
+                }
+                if pushed {
+                    continue;
+                }
+                let u: Vec<usize> =
+                    al.parts.iter().flat_map(|part| m.places[m.by_name[part]].units.iter().copied()).collect();
+                if u.len() != m.places[a].width as usize {
+                    return Err(self.mfail(format_args!(
+                        "alias '{}': its parts have width {} but its class says {}",
+                        clip60(&al.name),
+                        u.len(),
+                        m.places[a].width
+                    )));
+                }
+                if (0..u.len()).any(|x| u[x + 1..].contains(&u[x])) {
+                    return Err(self.mfail(format_args!("alias '{}': its parts overlap", clip60(&al.name))));
+                }
+                m.places[a].units = u;
+                state[a] = 2;
+                stk.pop();
+            }
+        }
+        Ok(())
+    }
+}
+
 // ---- answers ---------------------------------------------------------------
 
 fn put_string(buf: &mut String, s: &str) {
@@ -866,6 +1579,10 @@ impl Answer {
     }
 
     fn op(&mut self, name: &str, a: &Loc, b: &Loc) -> &mut Answer {
+        self.op_typed(name, a, b, None)
+    }
+
+    fn op_typed(&mut self, name: &str, a: &Loc, b: &Loc, ty: Option<&str>) -> &mut Answer {
         self.buf.push_str(if self.ops > 0 { ", [\"" } else { "[\"" });
         self.ops += 1;
         self.buf.push_str(name);
@@ -873,6 +1590,10 @@ impl Answer {
         put_loc(&mut self.buf, a);
         self.buf.push_str(", ");
         put_loc(&mut self.buf, b);
+        if let Some(t) = ty {
+            self.buf.push_str(", ");
+            put_string(&mut self.buf, t);
+        }
         self.buf.push(']');
         self
     }
@@ -882,6 +1603,14 @@ impl Answer {
     }
     pub fn swap(&mut self, a: &Loc, b: &Loc) -> &mut Answer {
         self.op("swap", a, b)
+    }
+    /// ["mov", dst, src, TYPE] (None: untyped)
+    pub fn mov_typed(&mut self, dst: &Loc, src: &Loc, ty: Option<&str>) -> &mut Answer {
+        self.op_typed("mov", dst, src, ty)
+    }
+    /// ["swap", a, b, TYPE] (None: untyped)
+    pub fn swap_typed(&mut self, a: &Loc, b: &Loc, ty: Option<&str>) -> &mut Answer {
+        self.op_typed("swap", a, b, ty)
     }
     pub fn load(&mut self, reg: &Loc, slot: &Loc) -> &mut Answer {
         self.op("load", reg, slot)

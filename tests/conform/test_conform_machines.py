@@ -97,14 +97,26 @@ def test_a_resolver_that_does_nothing_is_caught_with_a_check_command():
     assert json.loads(proc.stdout)["reason"] == s["verdict"]["reason"]
 
 
-def test_random_over_a_preset_sends_the_preset_by_name():
+def test_random_over_a_preset_sends_the_whole_preset_as_an_object():
+    """One request shape (docs/machines.md): random runs carry the preset
+    expanded, exactly its object, never its name."""
     code, r, _ = conform_json("--cmd", py_cmd(REPLY % '{"sequence": []}'),
                               "--machine", "riscv64", "--random", "50", "--seed", "3",
                               "--no-shrink")
     assert code == 1 and r["run"] == 50
     assert r["machine"] == "riscv64" and r["temps"] == ["t6", "ft11"]
-    assert r["first_failure"]["request"]["machine"] == "riscv64"
+    assert r["first_failure"]["request"]["machine"] == M.preset("riscv64").to_json()
     assert r["cases"] == "50 random cases over all of riscv64 (seed 3)"
+
+
+def test_a_machine_type_refuses_a_preset_name():
+    """The one-shape rule is held where requests are built: a name cannot
+    slip back in as ``"machine"``."""
+    from verified.tools.conform.machines import MachineType
+    with pytest.raises(TypeError, match="needs a machine object, not 'x86-64'"):
+        MachineType("x86-64")
+    ct = MachineType.on(M.preset("x86-64"), ("r15",))
+    assert ct.request(G.MachineCase(()))["machine"] == M.preset("x86-64").to_json()
 
 
 def test_every_request_of_each_suite_is_valid(tmp_path):
@@ -126,6 +138,8 @@ def test_every_request_of_each_suite_is_valid(tmp_path):
             line = ct.encode(case)
             req = json.loads(line)
             assert ct.decode(req) == case
+            # the one shape: the whole machine as an object, in every mode
+            assert req["machine"] == ct.machine.to_json()
             req["sequence"] = []
             lines.append(json.dumps(req))
         assert len(lines) == suite.planned
@@ -257,7 +271,7 @@ def test_a_random_failure_is_shrunk_keeping_kinds_and_classes():
     # fpr to gpr, twice in 200) is found on 6 moves and shrunk
     shrunk = [c["smallest"] for c in r["failure_classes"] if c["smallest"]["shrink_steps"]]
     assert shrunk
-    m, _ = __import__("verified.tools.conform.machines", fromlist=["x"]).load_machine(machine)
+    m = __import__("verified.tools.conform.machines", fromlist=["x"]).load_machine(machine)
     for s in shrunk:
         assert s["fails_alone"]
         assert len(s["request"]["moves"]) < len(s["found_request"]["moves"])

@@ -52,3 +52,28 @@ def rust_driver(tmp_path_factory):
 def driver(request):
     """Each kit's reader driver: both print the same lines (one golden table)."""
     return request.getfixturevalue(f"{request.param}_driver")
+
+
+@pytest.fixture(scope="session")
+def c_machine_example(tmp_path_factory, c_sanitize):
+    return compile_c(KITS / "c" / "machine_resolver.c",
+                     tmp_path_factory.mktemp("c") / "machine_resolver", sanitize=c_sanitize)
+
+
+@pytest.fixture(scope="session")
+def c_machine_example_broken(tmp_path_factory):
+    return compile_c(KITS / "c" / "machine_resolver.c",
+                     tmp_path_factory.mktemp("c") / "machine_resolver_broken", "-DBROKEN")
+
+
+@pytest.fixture(scope="session")
+def rust_machine_example(tmp_path_factory):
+    return compile_rust(KITS / "rust" / "machine_resolver.rs",
+                        tmp_path_factory.mktemp("rust") / "machine_resolver")
+
+
+@pytest.fixture(scope="session")
+def rust_machine_example_broken(tmp_path_factory):
+    return compile_rust(KITS / "rust" / "machine_resolver.rs",
+                        tmp_path_factory.mktemp("rust") / "machine_resolver_broken",
+                        "--cfg", "broken")

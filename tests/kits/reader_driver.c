@@ -6,6 +6,9 @@
  *                          ("ok ..." or "error id=... message")
  *   reader_driver answer   answers each request with every writer call
  *                          (model "decline": vp_answer_unsupported(preserve))
+ *   reader_driver machine  the machine object each request carries, as parsed:
+ *                          one line per field, class, group, alias, type, pair
+ *                          move and place (units by name), then "end"
  *
  * Decoded text is printed byte by byte: printable ASCII as is, a backslash
  * as \\, every other byte as \xNN, so the golden lines pin exact bytes.
@@ -79,6 +82,10 @@ static void dump(const vp_request *q)
         loc(&q->moves[i].dst);
         fputs(" <- ", stdout);
         loc(&q->moves[i].src);
+        if (q->moves[i].type) {
+            fputs(" : ", stdout);
+            text(q->moves[i].type);
+        }
     }
     fputs("] temps=[", stdout);
     for (i = 0; i < q->ntemps; i++) {
@@ -87,6 +94,108 @@ static void dump(const vp_request *q)
         loc(&q->temps[i]);
     }
     fputs("]\n", stdout);
+}
+
+static void names(const char *label, vp_names l)
+{
+    size_t i;
+    printf(" %s=", label);
+    for (i = 0; i < l.n; i++) {
+        if (i)
+            putchar(',');
+        text(l.v[i]);
+    }
+}
+
+static void num(const char *label, long long v)
+{
+    if (v < 0)
+        printf(" %s=-", label);
+    else
+        printf(" %s=%lld", label, v);
+}
+
+static void machine(const vp_request *q)
+{
+    const vp_machine *m = q->machine_obj;
+    size_t i, j;
+    if (!m) {
+        fputs("no machine object\n", stdout);
+        return;
+    }
+    fputs("machine name=", stdout);
+    text(m->name);
+    names("swap", m->swap);
+    printf(" mem_to_mem=%d", m->mem_to_mem);
+    names("immediate_to", m->immediate_to);
+    printf(" cross_class=%d cost=%lld,%lld,%lld,%lld,%lld", m->cross_class, m->cost_mov,
+           m->cost_load, m->cost_store, m->cost_swap, m->cost_imm);
+    num("unit_bits", m->unit_bits);
+    num("immediate_bits_reg", m->immediate_bits_reg);
+    num("immediate_bits_mem", m->immediate_bits_mem);
+    names("reserved", m->reserved);
+    names("scratch", m->scratch);
+    printf(" units=%lu source=", (unsigned long)m->nunits);
+    text(m->source);
+    putchar('\n');
+    for (i = 0; i < m->nclasses; i++) {
+        fputs("class ", stdout);
+        text(m->classes[i].name);
+        printf(" width=%d immediate=%d", m->classes[i].width, m->classes[i].immediate);
+        names("swap", m->classes[i].swap);
+        names("registers", m->classes[i].registers);
+        putchar('\n');
+    }
+    for (i = 0; i < m->nstack; i++) {
+        printf("group %lu width=%d immediate=%d", (unsigned long)i, m->stack[i].width,
+               m->stack[i].immediate);
+        names("slots", m->stack[i].slots);
+        putchar('\n');
+    }
+    for (i = 0; i < m->naliases; i++) {
+        fputs("alias ", stdout);
+        text(m->aliases[i].name);
+        names("parts", m->aliases[i].parts);
+        putchar('\n');
+    }
+    for (i = 0; i < m->ntypes; i++) {
+        fputs("type ", stdout);
+        text(m->types[i].name);
+        printf(" width=%d stack=%d", m->types[i].width, m->types[i].stack);
+        names("classes", m->types[i].classes);
+        printf(" found=%d\n", vp_type_of(m, m->types[i].name) == &m->types[i]);
+    }
+    for (i = 0; i < m->npair_moves; i++) {
+        fputs("pair ", stdout);
+        text(m->pair_moves[i].pair);
+        fputs(" with=", stdout);
+        text(m->pair_moves[i].with);
+        putchar('\n');
+    }
+    for (i = 0; i < m->nplaces; i++) {
+        const vp_place *p = &m->places[i];
+        fputs("place ", stdout);
+        text(p->name);
+        printf(" %s cls=%d group=%d width=%d found=%d units=", p->kind == VP_REGISTER ? "reg" : "mem",
+               p->cls, p->group, p->width, vp_place_of(m, p->name) == p);
+        for (j = 0; j < p->nunits; j++) {
+            if (j)
+                putchar(',');
+            text(m->unit_names[p->units[j]]);
+        }
+        putchar('\n');
+    }
+    for (i = 0; i < q->nmoves; i++) {
+        fputs("move ", stdout);
+        loc(&q->moves[i].dst);
+        fputs(" <- ", stdout);
+        loc(&q->moves[i].src);
+        fputs(" type=", stdout);
+        text(q->moves[i].type);
+        printf(" known=%d overlap=%d\n", !q->moves[i].type || vp_type_of(m, q->moves[i].type),
+               vp_overlap(m, &q->moves[i].dst, &q->moves[i].src));
+    }
+    fputs("end\n", stdout);
 }
 
 static void answer(vp_reader *r, const vp_request *q)
@@ -101,6 +210,11 @@ static void answer(vp_reader *r, const vp_request *q)
     }
     for (i = 0; i < q->ntemps; i++)
         vp_swap(r, &q->temps[i], &q->temps[i]);
+    for (i = 0; i < q->nmoves; i++)
+        if (q->moves[i].type) {
+            vp_mov_typed(r, &q->moves[i].dst, &q->moves[i].src, q->moves[i].type);
+            vp_swap_typed(r, &q->moves[i].dst, &q->moves[i].src, q->moves[i].type);
+        }
     if (q->nmoves) {
         vp_perm(r, q->moves, q->nmoves);
         vp_load(r, &q->moves[0].dst, &q->moves[0].src);
@@ -112,6 +226,7 @@ static void answer(vp_reader *r, const vp_request *q)
 int main(int argc, char **argv)
 {
     int answering = argc > 1 && !strcmp(argv[1], "answer"), rc;
+    int machines = argc > 1 && !strcmp(argv[1], "machine");
     vp_reader *r = vp_open(stdin, stdout);
     const vp_request *q;
     if (!r)
@@ -121,6 +236,8 @@ int main(int argc, char **argv)
             vp_answer_error(r, vp_error(r));
         else if (answering)
             answer(r, q);
+        else if (machines && rc > 0)
+            machine(q);
         else if (rc < 0) {
             fputs("error id=", stdout);
             text(vp_id(r));

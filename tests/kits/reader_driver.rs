@@ -6,7 +6,9 @@
 mod verified_protocol;
 
 use std::io::{self, Write};
-use verified_protocol::{write_error, write_unsupported, Answer, Line, Loc, Machine, Reader, Request};
+use verified_protocol::{
+    write_error, write_unsupported, Answer, Line, Loc, Machine, MachineDesc, PlaceKind, Reader, Request,
+};
 
 /// Printable ASCII as is, a backslash as \\, every other byte as \xNN.
 fn text(out: &mut Vec<u8>, s: Option<&str>) {
@@ -71,6 +73,10 @@ fn dump(q: &Request) -> Vec<u8> {
         loc(&mut o, &m.dst);
         o.extend_from_slice(b" <- ");
         loc(&mut o, &m.src);
+        if let Some(t) = &m.ty {
+            o.extend_from_slice(b" : ");
+            text(&mut o, Some(t));
+        }
     }
     o.extend_from_slice(b"] temps=[");
     for (i, t) in q.temps.iter().enumerate() {
@@ -80,6 +86,117 @@ fn dump(q: &Request) -> Vec<u8> {
         loc(&mut o, t);
     }
     o.extend_from_slice(b"]\n");
+    o
+}
+
+fn names(o: &mut Vec<u8>, label: &str, l: &[String]) {
+    o.extend_from_slice(format!(" {}=", label).as_bytes());
+    for (i, s) in l.iter().enumerate() {
+        if i > 0 {
+            o.push(b',');
+        }
+        text(o, Some(s));
+    }
+}
+
+fn num(o: &mut Vec<u8>, label: &str, v: Option<i64>) {
+    match v {
+        None => o.extend_from_slice(format!(" {}=-", label).as_bytes()),
+        Some(v) => o.extend_from_slice(format!(" {}={}", label, v).as_bytes()),
+    }
+}
+
+fn b(x: bool) -> u8 {
+    x as u8
+}
+
+/// The machine mode: the lines reader_driver.c prints from the C structs.
+fn machine(q: &Request) -> Vec<u8> {
+    let m: &MachineDesc = match &q.machine_obj {
+        None => return b"no machine object\n".to_vec(),
+        Some(m) => m,
+    };
+    let mut o = b"machine name=".to_vec();
+    text(&mut o, Some(&m.name));
+    names(&mut o, "swap", &m.swap);
+    o.extend_from_slice(format!(" mem_to_mem={}", b(m.mem_to_mem)).as_bytes());
+    names(&mut o, "immediate_to", &m.immediate_to);
+    let c = &m.cost;
+    o.extend_from_slice(
+        format!(" cross_class={} cost={},{},{},{},{}", b(m.cross_class), c.mov, c.load, c.store, c.swap, c.imm)
+            .as_bytes(),
+    );
+    num(&mut o, "unit_bits", m.unit_bits);
+    num(&mut o, "immediate_bits_reg", m.immediate_bits_reg);
+    num(&mut o, "immediate_bits_mem", m.immediate_bits_mem);
+    names(&mut o, "reserved", &m.reserved);
+    names(&mut o, "scratch", &m.scratch);
+    o.extend_from_slice(format!(" units={} source=", m.unit_names.len()).as_bytes());
+    text(&mut o, Some(&m.source));
+    o.push(b'\n');
+    for c in &m.classes {
+        o.extend_from_slice(b"class ");
+        text(&mut o, Some(&c.name));
+        o.extend_from_slice(format!(" width={} immediate={}", c.width, b(c.immediate)).as_bytes());
+        names(&mut o, "swap", &c.swap);
+        names(&mut o, "registers", &c.registers);
+        o.push(b'\n');
+    }
+    for (i, g) in m.stack.iter().enumerate() {
+        o.extend_from_slice(format!("group {} width={} immediate={}", i, g.width, b(g.immediate)).as_bytes());
+        names(&mut o, "slots", &g.slots);
+        o.push(b'\n');
+    }
+    for a in &m.aliases {
+        o.extend_from_slice(b"alias ");
+        text(&mut o, Some(&a.name));
+        names(&mut o, "parts", &a.parts);
+        o.push(b'\n');
+    }
+    for t in &m.types {
+        o.extend_from_slice(b"type ");
+        text(&mut o, Some(&t.name));
+        o.extend_from_slice(format!(" width={} stack={}", t.width, b(t.stack)).as_bytes());
+        names(&mut o, "classes", &t.classes);
+        let found = m.ty(&t.name).map_or(false, |x| std::ptr::eq(x, t));
+        o.extend_from_slice(format!(" found={}\n", b(found)).as_bytes());
+    }
+    for p in &m.pair_moves {
+        o.extend_from_slice(b"pair ");
+        text(&mut o, Some(&p.pair));
+        o.extend_from_slice(b" with=");
+        text(&mut o, Some(&p.with));
+        o.push(b'\n');
+    }
+    for p in &m.places {
+        o.extend_from_slice(b"place ");
+        text(&mut o, Some(&p.name));
+        let kind = if p.kind == PlaceKind::Register { "reg" } else { "mem" };
+        let idx = |x: Option<usize>| x.map_or(-1, |i| i as i64);
+        let found = m.place(&p.name).map_or(false, |x| std::ptr::eq(x, p));
+        o.extend_from_slice(
+            format!(" {} cls={} group={} width={} found={} units=", kind, idx(p.class), idx(p.group), p.width, b(found))
+                .as_bytes(),
+        );
+        for (j, u) in p.units.iter().enumerate() {
+            if j > 0 {
+                o.push(b',');
+            }
+            text(&mut o, Some(&m.unit_names[*u]));
+        }
+        o.push(b'\n');
+    }
+    for mv in &q.moves {
+        o.extend_from_slice(b"move ");
+        loc(&mut o, &mv.dst);
+        o.extend_from_slice(b" <- ");
+        loc(&mut o, &mv.src);
+        o.extend_from_slice(b" type=");
+        text(&mut o, mv.ty.as_deref());
+        let known = mv.ty.as_deref().map_or(true, |t| m.ty(t).is_some());
+        o.extend_from_slice(format!(" known={} overlap={}\n", b(known), b(m.overlap(&mv.dst, &mv.src))).as_bytes());
+    }
+    o.extend_from_slice(b"end\n");
     o
 }
 
@@ -94,6 +211,10 @@ fn answer<W: Write>(out: &mut W, q: &Request) -> io::Result<()> {
     for t in &q.temps {
         a.swap(t, t);
     }
+    for m in q.moves.iter().filter(|m| m.ty.is_some()) {
+        a.mov_typed(&m.dst, &m.src, m.ty.as_deref());
+        a.swap_typed(&m.dst, &m.src, m.ty.as_deref());
+    }
     if let Some(m) = q.moves.first() {
         a.perm(&q.moves);
         a.load(&m.dst, &m.src);
@@ -104,6 +225,7 @@ fn answer<W: Write>(out: &mut W, q: &Request) -> io::Result<()> {
 
 fn main() -> io::Result<()> {
     let answering = std::env::args().nth(1).as_deref() == Some("answer");
+    let machines = std::env::args().nth(1).as_deref() == Some("machine");
     let mut out = io::stdout().lock();
     for line in Reader::new(io::stdin().lock()) {
         match line {
@@ -117,6 +239,7 @@ fn main() -> io::Result<()> {
                 o.push(b'\n');
                 out.write_all(&o)?;
             }
+            Line::Request(q) if machines => out.write_all(&machine(&q))?,
             Line::Request(q) => out.write_all(&dump(&q))?,
         }
         out.flush()?;

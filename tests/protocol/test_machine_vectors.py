@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from verified.cases import machines as G
 from verified.core import machine as M
 
 from tests.support import verified
@@ -41,6 +42,11 @@ def test_every_machine_vector_is_right(tmp_path, name, small):
         for v in vecs:
             assert v["id"].startswith(f["file"][:-len(".jsonl")] + "-")
             req = v["request"]
+            # one request shape: the machine as an object in both files
+            # (the small machine, or the whole preset expanded)
+            want = (M.preset(name).to_json() if f["file"].endswith("-random.jsonl")
+                    else G.small_machine(M.preset(name))[0].to_json())
+            assert req["machine"] == want
             mm = M.parse_machine_request(req, need_sequence=False).move
             assert v["expected"] == mm.expected()
             assert v["result"] in ("valid", "invalid")

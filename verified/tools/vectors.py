@@ -387,7 +387,9 @@ JSON lines, one vector per line:
 - `comment`: the move in words (`dst <- src`, parallel).
 - `flags`: what the case exercises: {flag_list}.
 - `request`: a `verified check` / `verified solve` request with `"machine"`
-  (docs/machines.md): moves over register and slot names, lists for
+  (docs/machines.md), always the machine object with every field written
+  out (the small machine, or the whole preset), never a preset's name, so
+  a reader needs no copy of the presets: moves over register and slot names, lists for
   multi-register values, `{{"imm": k}}` sources; `temps` may be overwritten.
 - `expected`: unit -> the value it must hold after your sequence, for every
   destination unit (a unit is a register or slot of width 1, else
@@ -495,11 +497,11 @@ def write_machine_vectors(name: str, out: str, max_moves: int = 2, k: int = 2000
     scratch = mgen.scratch_registers(m)
     full_sites = tuple(mgen.sites(m, scratch))
     parts = [
-        (f"{name}-small.jsonl", MachineType(small.to_json(), temps, "all", small_sites, small.name),
+        (f"{name}-small.jsonl", MachineType.on(small, temps, "all", small_sites),
          mgen.exhaustive_cases(small_sites, max_moves),
          f"every move of at most {max_moves} moves over {small.name} "
          f"({' '.join(str(p.loc) for p in small_sites)})"),
-        (f"{name}-random.jsonl", MachineType(name, scratch, "all", full_sites, name),
+        (f"{name}-random.jsonl", MachineType.on(m, scratch, "all", full_sites),
          mgen.random_cases(full_sites, k, seed, name, mgen.immediate_widths(m)),
          f"{k:,} random moves over {name} "
          f"(seed {seed})"),

@@ -330,7 +330,7 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
         _need(given is None, f"{name} does not go with --machine: the machine names its "
               "registers and operations")
     try:
-        m, spec = mm.load_machine(args.machine)
+        m = mm.load_machine(args.machine)
     except PreconditionError as e:
         raise BadUse(str(e)) from None
     temps = None if args.temps is None else tuple(loc_name(t) for t in args.temps)
@@ -342,7 +342,7 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
         _check_temps(m, temps)
         places = tuple(mgen.sites(m, temps))
         k = args.random
-        ct = mm.MachineType(spec, temps, preserve, places, m.name)
+        ct = mm.MachineType.on(m, temps, preserve, places)
         cases = lambda: mm.ordered(itertools.islice(
             mgen.random_case_stream(places, seed, m.name, mgen.immediate_widths(m)), k),
             order, seed)
@@ -365,7 +365,7 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
         _need(planned <= MAX_MACHINE_CASES,
               f"--machine {args.machine} --exhaustive is {planned:,} cases with "
               f"--max-moves {limit}; lower --max-moves or use --random K")
-        ct = mm.MachineType(small.to_json(), temps, preserve, places, small.name)
+        ct = mm.MachineType.on(small, temps, preserve, places)
         cases = lambda: mm.ordered(mgen.exhaustive_cases(places, bound), order, seed)
         locs = " ".join(str(p.loc) for p in places)
         what = (f"exhaustive over {small.name} ({locs}), every parallel move of "

@@ -6,9 +6,15 @@ reference sequence (``verified solve --algorithm resolve``), the gap in
 cost to the optimum, and shrinking (``cases.machines``: kind and class
 kept).
 
-The machine is named once per run: a preset's name, or the machine object
-(the small machine ``cases.machines.small_machine`` derives, or a
-``--machine FILE.json``), and every request carries it as ``"machine"``."""
+One request shape: every request carries the machine as an object
+(``request_machine``), in every mode: the small machine
+``cases.machines.small_machine`` derives for exhaustive runs, the whole
+machine (a preset expanded, or a ``--machine FILE.json`` as read) for
+random ones.  Never a preset's name: a name would make every adapter keep
+its own copy of each preset, in step with this version's presets, and a
+request would mean a different machine when a preset changes; an object
+reads with the kits' one machine parser (docs/clients.md) and a printed
+``verified check`` command reproduces its verdict on any version."""
 
 from __future__ import annotations
 
@@ -29,12 +35,11 @@ from .checker import CaseType, Judgement
 REFERENCE = "resolve"
 
 
-def load_machine(spec: str) -> tuple[M.Machine, object]:
-    """``--machine PRESET|FILE.json``: the machine and how requests name it
-    (the preset's name, or the file's object).  PreconditionError says what
-    is wrong, naming the presets."""
+def load_machine(spec: str) -> M.Machine:
+    """``--machine PRESET|FILE.json``: the machine.  PreconditionError says
+    what is wrong, naming the presets."""
     if spec in M.PRESETS:
-        return M.preset(spec), spec
+        return M.preset(spec)
     if not spec.endswith(".json"):
         raise PreconditionError(
             f"--machine {spec}: not a preset ({', '.join(M.PRESETS)}) nor a .json file "
@@ -49,19 +54,26 @@ def load_machine(spec: str) -> tuple[M.Machine, object]:
     except ValueError as e:
         raise PreconditionError(f"--machine {spec}: not JSON ({e})") from None
     try:
-        return M.machine_from_json(obj), obj
+        return M.machine_from_json(obj)
     except PreconditionError as e:
         raise PreconditionError(f"--machine {spec}: {e}") from None
 
 
+def request_machine(m: M.Machine) -> dict:
+    """What ``"machine"`` says in every request on ``m``: its whole object
+    (``Machine.to_json``, every field written out, defaults included), so
+    that an adapter reads the machine from the request alone."""
+    return m.to_json()
+
+
 @dataclass(frozen=True)
 class MachineType(CaseType):
-    """Machine requests on one machine (``spec``: what ``"machine"`` says in
-    each request: a preset name or an object), with declared temporaries
-    (names) and a contract.  ``places`` are the sites the cases are drawn
-    from (shrinking renames within them)."""
+    """Machine requests on one machine (``spec``: the machine object every
+    request carries as ``"machine"``, ``request_machine``), with declared
+    temporaries (names) and a contract.  ``places`` are the sites the cases
+    are drawn from (shrinking renames within them)."""
 
-    spec: object
+    spec: dict
     temps: tuple[str, ...] = ()
     preserve: str = "all"
     places: tuple = ()
@@ -70,13 +82,19 @@ class MachineType(CaseType):
     answer_key = "sequence"
     answer_noun = "sequence"
 
+    @classmethod
+    def on(cls, m: M.Machine, temps: tuple[str, ...] = (), preserve: str = "all",
+           places: tuple = ()) -> "MachineType":
+        """Requests on ``m``, which each carry it whole."""
+        return cls(request_machine(m), tuple(temps), preserve, places, m.name)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.spec, dict):  # one shape: never a preset's name
+            raise TypeError(f"MachineType needs a machine object, not {self.spec!r}")
+
     @functools.cached_property
     def machine(self) -> M.Machine:
         return M.machine(self.spec)
-
-    @functools.cached_property
-    def _by_json(self) -> str:
-        return json.dumps(self.spec)
 
     # -- the wire ----------------------------------------------------------
 

@@ -1,0 +1,163 @@
+"""The kits' worked machine resolvers (kits/c/machine_resolver.c,
+kits/rust/machine_resolver.rs: one algorithm, byte-identical answers), built as
+docs/clients.md says and run through `verified conform --machine` on the
+small machines of two presets: no wrong answer (exact counts, the cases
+they decline pinned with the reason), and the planted bug (a parked
+cycle's scratch register reused for a slot-to-slot copy) rejected, exit 1,
+shrunk to a pinned case.
+
+The examples read the machine only through the kit's structs (vp_machine);
+the requests carry the small machine as an object (one request shape,
+docs/machines.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.kits.support import conform, run
+
+#: per preset: cases of at most 2 moves on its small machine, those with no
+#: legal sequence (declining them is right), and the solvable ones the
+#: example declines (each needs a borrowed register: save a live register
+#: into the slot being written, use it, restore it; the reference resolver
+#: does that, this page-long example does not)
+SMALL = {
+    "x86-64": {"run": 1395, "no_answer": 202, "declined": 1,
+               "declined_case": [["mw0", "mw1"], ["mw1", "mw0"]]},
+    "aarch64": {"run": 1395, "no_answer": 202, "declined": 2,
+                "declined_case": [["m0", "m1"], ["m1", "m0"]]},
+}
+
+#: the planted bug: the slot-to-slot copy of a parked cycle goes through the
+#: scratch register that holds the parked value
+BROKEN = {
+    "x86-64": {"failures": 1, "moves": [["mw0", "mw1"], ["mw1", "mw0"]],
+               "answer": [["mov", "xmm15", "mw0"], ["mov", "xmm15", "mw1"],
+                          ["mov", "mw0", "xmm15"], ["mov", "mw1", "xmm15"]]},
+    "aarch64": {"failures": 2, "moves": [["m0", "m1"], ["m1", "m0"]],
+                "answer": [["mov", "x30", "m0"], ["mov", "x30", "m1"],
+                           ["mov", "m0", "x30"], ["mov", "m1", "x30"]]},
+}
+
+
+def machine_run(exe, preset: str, *extra: str) -> tuple[int, dict]:
+    return conform([str(exe)], "--machine", preset, "--max-moves", "2", *extra)
+
+
+BOTH_KITS = ["c", "rust"]
+
+
+@pytest.mark.parametrize("kit", BOTH_KITS)
+@pytest.mark.parametrize("preset", list(SMALL))
+def test_machine_example_conforms(request, kit, preset):
+    exe = request.getfixturevalue(f"{kit}_machine_example")
+    want = SMALL[preset]
+    code, r = machine_run(exe, preset, "--allow-refusals")
+    assert code == 0 and r["exit"] == 0, r
+    assert (r["run"], r["failures"], r["refused_unsolvable"], r["refusals"]) == (
+        want["run"], 0, want["no_answer"], want["declined"]), r
+    assert r["correct"] == want["run"] - want["declined"]
+    # without --allow-refusals the declined solvable cases fail the run
+    code, r = machine_run(exe, preset)
+    assert code == 1 and r["failures"] == 0
+    refused = r["refusal_report"]
+    assert refused["reasons"] == {"this example finds no scratch register for this case":
+                                  want["declined"]}
+    assert refused["smallest"]["request"]["moves"] == want["declined_case"]
+
+
+@pytest.mark.parametrize("kit", BOTH_KITS)
+@pytest.mark.parametrize("preset", list(BROKEN))
+def test_machine_example_broken_build_is_rejected(request, kit, preset):
+    exe = request.getfixturevalue(f"{kit}_machine_example_broken")
+    want = BROKEN[preset]
+    code, r = machine_run(exe, preset, "--allow-refusals")
+    assert code == 1 and r["exit"] == 1, r
+    assert r["failures"] == want["failures"]
+    small = r["smallest_failure"]
+    assert small["fails_alone"] is True
+    assert small["request"]["moves"] == want["moves"]
+    assert json.loads(small["answer"])["sequence"] == want["answer"]
+    assert small["verdict"]["ok"] is False
+
+
+@pytest.mark.parametrize("kit", BOTH_KITS)
+def test_machine_example_declines_what_it_cannot_read(request, kit):
+    """A preset name (no object: the kit has no copy of the presets), a
+    round-1 request, a bad line: each gets one answer and the next line is
+    served; a typed move's operations carry its type."""
+    typed = {"machine": {"classes": {"gpr": {"registers": ["a", "b", "t"]}},
+                         "types": {"i64": {"width": 1, "classes": ["gpr"]}}},
+             "moves": [["a", "b", "i64"], ["b", "a", "i64"]], "temps": ["t"], "id": 4}
+    lines = [b'{"id": 1, "machine": "x86-64", "moves": [["rax", "rcx"]]}',
+             b'{"id": 2, "model": "swap", "moves": [[1, 0]]}',
+             b'{"id": 3, "machine": {"classes": 5}, "moves": []}',
+             json.dumps(typed).encode()]
+    exe = request.getfixturevalue(f"{kit}_machine_example")
+    out = run([str(exe)], b"".join(x + b"\n" for x in lines)).stdout
+    assert out.decode().splitlines() == [
+        '{"id": 1, "unsupported": "this example resolves requests that carry a machine object"}',
+        '{"id": 2, "unsupported": "this example resolves requests that carry a machine object"}',
+        '{"id": 3, "error": "line 3: \\"machine\\": \\"classes\\" must be an object of classes"}',
+        '{"id": 4, "sequence": [["mov", "t", "a", "i64"], ["mov", "a", "b", "i64"], '
+        '["mov", "b", "t", "i64"]]}',
+    ]
+
+
+def test_c_and_rust_machine_examples_answer_byte_for_byte_alike(c_machine_example,
+                                                                rust_machine_example):
+    """Every request of both conform runs above (at most 2 moves, x86-64 and
+    aarch64): the two kits' examples print identical answers."""
+    import argparse
+
+    from verified.tools.conform.cli import add_arguments, build_suite
+
+    data = b""
+    for preset in SMALL:
+        p = argparse.ArgumentParser()
+        add_arguments(p)
+        _, suite = build_suite(p.parse_args(["--cmd", "x", "--machine", preset,
+                                             "--max-moves", "2"]))
+        data += b"".join(suite.case_type.encode(c) for c in suite.cases())
+    c_out = run([str(c_machine_example)], data).stdout
+    assert c_out.count(b"\n") == 2 * 1395
+    assert run([str(rust_machine_example)], data).stdout == c_out
+
+
+def machine_section_lines(path, start: str, end: str) -> int:
+    lines = path.read_text().splitlines()
+    first = next(i for i, x in enumerate(lines) if start in x)
+    return next(i for i, x in enumerate(lines) if end in x and i > first) - first
+
+
+def test_an_adapter_reads_a_machine_in_one_line_and_no_json_code():
+    """What docs/clients.md says: the examples touch the request's machine
+    in one line (the parsed struct) and never its raw JSON text; the count
+    of parser lines each adapter is spared is the kits' machine sections."""
+    import re
+
+    from tests.kits.support import CLIENTS_DOC, KITS
+
+    c = (KITS / "c" / "machine_resolver.c").read_text()
+    rust = (KITS / "rust" / "machine_resolver.rs").read_text()
+    assert c.count("machine_obj") == 1 and "machine_json" not in c
+    assert rust.count("machine_obj") == 1 and "Machine::Object" not in rust
+    for src in (c, rust):  # no JSON of its own: no field names of the machine object
+        assert not re.search(r'"(classes|registers|aliases|stack|types)\\?"', src)
+    doc = CLIENTS_DOC.read_text()
+    c_lines = machine_section_lines(KITS / "c" / "verified_protocol.h",
+                                    "---- the machine object", "enum { VP__MOVES")
+    rust_lines = machine_section_lines(KITS / "rust" / "verified_protocol.rs",
+                                       "---- the machine object", "---- answers")
+    assert f"{c_lines} (C) and {rust_lines} (Rust) lines" in " ".join(doc.split()), (
+        c_lines, rust_lines)
+
+
+def test_c_machine_example_at_three_moves(c_machine_example):
+    """The default run (at most 3 moves, 19,463 cases a preset), as
+    docs/clients.md quotes it: no wrong answer, 49 and 96 declined."""
+    for preset, declined in (("x86-64", 49), ("aarch64", 96)):
+        code, r = conform([str(c_machine_example)], "--machine", preset, "--allow-refusals")
+        assert code == 0 and (r["run"], r["failures"], r["refusals"]) == (19463, 0, declined), r
