@@ -88,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     if extra:  # reported by the subcommand's parser, with its usage, not the index's
         args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
-        return importlib.import_module(args._module).run(args)
+        status = importlib.import_module(args._module).run(args)
+        # a reader that went away after our last print is seen only when
+        # the buffer is flushed: flush here, where BrokenPipeError is quiet
+        sys.stdout.flush()
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

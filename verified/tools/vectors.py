@@ -319,6 +319,8 @@ def _write_or_explain(out: str, write: Callable[[], dict]) -> "dict | int":
         print(f"verified vectors: internal error: {e}; this file was not written "
               f"(please report this)", file=sys.stderr)
         return EXIT_WRONG
+    except BrokenPipeError:
+        raise  # stdout's reader went away: cli.main ends quietly
     except OSError as e:
         where = e.filename or out
         print(f"verified vectors: error: cannot write {where}: {e.strerror or e}",
