@@ -103,6 +103,8 @@ GOLDEN_BAD = {
     'machine_bad_cost': '{"error": "line 1: \\"machine\\": \\"cost\\": \'mov\' must be a whole number in 0..65536, not -1"}',
     'machine_bad_name': '{"error": "line 1: \\"machine\\": a register of class \'g\' must be a name (a letter or _, then letters, digits, _), not \'a.0\'"}',
     'machine_stack_both': '{"error": "line 1: \\"machine\\": \\"stack\\" needs exactly one of \\"slots\\": N (slots s0..s{N-1}) or \\"names\\": [...]"}',
+    'machine_empty_class_name': '{"error": "line 1: \\"machine\\": a class name must be a name (a letter or _, then letters, digits, _), not \'\'"}',
+    'machine_alias_twice': '{"error": "line 1: \\"machine\\": aliases \'d0\' and \'x0\' have the same parts [\\"s0\\", \\"s1\\"]; declare the register once"}',
 }
 
 
