@@ -73,6 +73,9 @@ MAX_SHAPES = 18
 MAX_TAPE_OPS = 5
 #: --machine: the most cases an exhaustive run may plan
 MAX_MACHINE_CASES = 2_000_000
+#: --random K: far beyond any run that can finish (10^12 answers at 10^5
+#: a second is four months), and a count every generator can hold
+MAX_RANDOM = 10**12
 
 
 def _temp_arg(text: str):
@@ -175,6 +178,8 @@ def _validate_numbers(args: argparse.Namespace) -> None:
     if args.random is not None:
         _need(args.random >= 1, f"--random needs K >= 1, not {args.random}: a run that "
               "checks nothing cannot pass")
+        _need(args.random <= MAX_RANDOM, f"--random must be at most {MAX_RANDOM:,} "
+              f"(10^12), not {args.random}")
     if args.relabel is not None:
         _need(args.shapes, "--relabel goes with --shapes")
         _need(0 <= args.relabel <= 1000, f"--relabel must be 0..1000, not {args.relabel}")
@@ -273,6 +278,8 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
         m, spec = mm.load_machine(args.machine)
     except PreconditionError as e:
         raise BadUse(str(e)) from None
+    _need(bool(m.registers()), f"--machine {args.machine}: the machine has no registers, "
+          "so every parallel move on it is empty: nothing to test")
     temps = None if args.temps is None else tuple(loc_name(t) for t in args.temps)
     preserve = args.preserve or "all"
     order = args.order or "sorted"
@@ -281,6 +288,8 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
         temps = mgen.scratch_registers(m) if temps is None else temps
         _check_temps(m, temps)
         places = tuple(mgen.sites(m, temps))
+        _need(any(p.kind != "imm" for p in places), f"--machine {args.machine}: every "
+              f"location overlaps a temporary ({', '.join(temps)}): no move to test")
         k = args.random
         ct = mm.MachineType(spec, temps, preserve, places, m.name)
         cases = lambda: mm.ordered(itertools.islice(
@@ -373,9 +382,36 @@ def _run(args: argparse.Namespace, argv: list[str], suite: Suite) -> int:
         again = run_session(argv, Suite(ct, lambda: [ct.decode(json.loads(b.request))], 1,
                                         "alone"), False, args.timeout)
         alone = again.broken is not None and again.broken.kind == b.kind
-    report = make_report(args, suite, res, shrunk, alone, wrong)
+    prefix = replay_prefix(argv, suite, b, args.timeout) if alone is False and b.index else None
+    report = make_report(args, suite, res, shrunk, alone, wrong, prefix)
     print(json.dumps(report, indent=2) if args.json else text_report(report))
     return report["exit"]
+
+
+#: a prefix replay sends at most this many requests (a break after
+#: millions of answers is replayed up to its last ones)
+MAX_PREFIX = 100_000
+
+
+def replay_prefix(argv: list[str], suite: Suite, b, timeout: float) -> dict:
+    """The break did not happen with its case sent alone: what differs is
+    the requests before it.  Send them again, then the case, to a fresh
+    process (the last ``MAX_PREFIX`` of them at most), and write them to a
+    file so that the user can replay it: ``PROGRAM < FILE``."""
+    import tempfile
+    ct = suite.case_type
+    first = max(0, b.index - MAX_PREFIX + 1)
+    n = b.index + 1 - first
+    cases = lambda: itertools.islice(suite.cases(), first, b.index + 1)
+    again = run_session(argv, Suite(ct, cases, n, "prefix"), False, timeout)
+    reproduced = (again.broken is not None and again.broken.kind == b.kind
+                  and again.broken.index == n - 1)
+    fd, path = tempfile.mkstemp(prefix="verified-conform-replay-", suffix=".jsonl")
+    with os.fdopen(fd, "wb") as f:
+        for c in cases():
+            f.write(ct.encode(c))
+    return {"first_case": first, "requests": n, "reproduced": reproduced, "file": path,
+            "replay": f"{shlex.join(argv)} < {shlex.quote(path)}"}
 
 
 def _progress_printer(mode: str) -> Callable[[int, int, float], None] | None:
@@ -439,7 +475,8 @@ def _example(ct, ex: Example, with_reference: bool = False) -> dict:
 
 
 def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
-                alone: bool | None, wrong_found: Example | None = None) -> dict:
+                alone: bool | None, wrong_found: Example | None = None,
+                prefix: dict | None = None) -> dict:
     ct = suite.case_type
     status = exit_status(res, args.allow_refusals)
     t = res.tally
@@ -471,6 +508,8 @@ def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
         if b.request is not None:
             r["broken"]["request"] = json.loads(b.request)
             r["broken"]["reproduced_alone"] = alone
+            if prefix is not None:
+                r["broken"]["with_prefix"] = prefix
         if res.shift_caused:
             a = res.after
             r["broken"]["verdicts_caused"] = a.checked - a.counts[OK] - a.counts[REFUSED_OK]
@@ -552,6 +591,13 @@ def text_report(r: dict) -> str:
             rep = {True: "yes", False: "no", None: "not tried"}[b.get("reproduced_alone")]
             out.append(f"  case #{b['case']}: {json.dumps(b['request'])}")
             out.append(f"  same failure when sent alone to a fresh process: {rep}")
+            if "with_prefix" in b:
+                p = b["with_prefix"]
+                again = "yes" if p["reproduced"] else "no"
+                out.append(f"  what differs is the {p['requests'] - 1:,} requests before it "
+                           f"(cases #{p['first_case']}..#{b['case'] - 1}); sent again with "
+                           f"them to a fresh process: {again}")
+                out.append(f"  replay: {p['replay']}")
         if "answers_out_of_step" in b:
             f = b["first_out_of_step"]
             out.append(f"  the {b['answers_out_of_step']:,} answers from case #{b['case']} on "

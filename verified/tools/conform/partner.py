@@ -69,13 +69,16 @@ class Partner:
         self._err_thread: threading.Thread | None = None
 
     def start(self) -> None:
-        try:
-            self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True, bufsize=0)
-        except (OSError, ValueError) as e:
-            raise CannotStart(f"cannot run {shlex.join(self.argv)}: {e}") from None
-        _LIVE.add(self)
+        # a signal between the fork and _LIVE.add would leave a child no
+        # clean-up knows of: it is taken once the child is registered
+        with _signals_held():
+            try:
+                self.proc = subprocess.Popen(
+                    self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, start_new_session=True, bufsize=0)
+            except (OSError, ValueError) as e:
+                raise CannotStart(f"cannot run {shlex.join(self.argv)}: {e}") from None
+            _LIVE.add(self)
         self._err_thread = threading.Thread(target=self._read_stderr, daemon=True)
         self._err_thread.start()
 
@@ -98,11 +101,17 @@ class Partner:
             return None
 
     def kill(self) -> None:
-        """SIGKILL to its process group, then reap it.  Idempotent."""
+        """SIGKILL to its process group, then reap it.  Idempotent.  A
+        SIGTERM or SIGHUP arriving meanwhile is taken after the reaping
+        (raised half-way, it left the program a zombie that no clean-up
+        knew of any more: issue 21)."""
+        with _signals_held():
+            self._kill()
+
+    def _kill(self) -> None:
         proc = self.proc
         if proc is None:
             return
-        _LIVE.discard(self)
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -122,6 +131,7 @@ class Partner:
                 pass
         if self._err_thread is not None:
             _join_started(self._err_thread, 1)
+        _LIVE.discard(self)
 
 
 def _join_started(t: threading.Thread, timeout: float) -> None:
@@ -140,8 +150,35 @@ def kill_all() -> None:
 atexit.register(kill_all)
 
 
+#: signals received while held (``_signals_held``), raised when released
+_held: list[int] = []
+_holding = 0
+
+
 def _raise_terminated(signum: int, _frame) -> None:
+    if _holding:
+        _held.append(signum)
+        return
     raise Terminated(signum)
+
+
+class _signals_held:
+    """Within it, SIGTERM/SIGHUP do not raise ``Terminated`` at once: the
+    first one is raised when the outermost such block ends (so starting or
+    reaping a process is never cut in half)."""
+
+    def __enter__(self) -> None:
+        global _holding
+        _holding += 1
+
+    def __exit__(self, exc_type, *_) -> None:
+        global _holding
+        _holding -= 1
+        if not _holding and _held:
+            signum = _held[0]
+            _held.clear()
+            if exc_type is None or not issubclass(exc_type, Terminated):
+                raise Terminated(signum)
 
 
 class signals_end_partners:
