@@ -148,3 +148,105 @@ def test_a_crash_that_needs_the_earlier_requests_says_so_and_offers_their_replay
     assert {k: v for k, v in b["with_prefix"].items() if k not in ("file", "replay")} == {
         "first_case": 0, "requests": 36, "reproduced": True}
     assert b["reproduced_alone"] is False
+
+
+# ---------------------------------------------------------------------------
+# The answer reader: lines in linear time, --max-line-bytes, bounded reports
+# ---------------------------------------------------------------------------
+
+
+def _lines_read(tmp_path, data: bytes, max_line: int) -> list:
+    """What ``Exchange``'s reader hands the session for ``data`` as the
+    partner's whole output (``cat`` of a file)."""
+    import queue
+
+    f = tmp_path / "out"
+    f.write_bytes(data)
+    p = partner.Partner(["cat", str(f)])
+    p.start()
+    ex = partner.Exchange(p, iter(()), max_line=max_line)
+    ex.start()
+    got = []
+    while True:
+        item = ex.answers.get(timeout=30)
+        if item is None or isinstance(item, partner.Overlong):
+            got.append(item)
+            break
+        got += item[0]
+    p.kill()
+    ex.stop()
+    return got
+
+
+def test_the_reader_splits_lines_like_split_whatever_their_length(tmp_path):
+    import random
+
+    rng = random.Random(21)
+    lines = [b"x" * rng.choice([0, 1, 100, 70_000, 1_500_000]) + b"%d" % i for i in range(40)]
+    lines[7] = b"   "  # blank: skipped
+    data = b"\n".join(lines)  # the last line has no newline: still an answer
+    got = _lines_read(tmp_path, data, 1 << 30)
+    assert got == [x for x in lines if x.strip()] + [None]
+
+
+def test_the_reader_stops_at_max_line(tmp_path):
+    got = _lines_read(tmp_path, b"ok\n" + b"y" * 5000 + b"\nnot read\n", 1000)
+    assert got[0] == b"ok" and isinstance(got[-1], partner.Overlong)
+    assert got[-1].size > 1000 and b"not read" not in got
+
+
+NO_NEWLINE = """import sys, time
+sys.stdin.readline()
+sys.stdout.write("x" * 5000)
+sys.stdout.flush()
+time.sleep(600)
+"""
+
+
+def test_an_answer_past_max_line_bytes_is_garbage_with_its_size(tmp_path):
+    """Issue 21: 100 MB with no newline was reported as a timeout; now it is
+    garbage as soon as it passes --max-line-bytes, its size named."""
+    import re
+
+    client = tmp_path / "nonl.py"
+    client.write_text(NO_NEWLINE)
+    proc = verified("conform", "--cmd", f"python3 {client}", "--model", "swap", "-n", "2",
+                    "--random", "1", "--max-line-bytes", "1000", "--timeout", "60",
+                    "--progress", "never")
+    assert proc.returncode == 2
+    line = proc.stdout.splitlines()[2]
+    assert re.fullmatch(r"BROKEN PROGRAM \(garbage\): answer #0 is longer than "
+                        r"--max-line-bytes 1,000: [1-5],\d\d\d bytes and no newline yet "
+                        r"\(not read further\)", line), line
+
+
+@pytest.mark.parametrize("value", ["0", "-5", str((1 << 40) + 1)])
+def test_max_line_bytes_bounds(value):
+    proc = verified("conform", "--cmd", "true", "--model", "swap", "--max-line-bytes", value)
+    assert proc.returncode == 2
+    assert proc.stderr == f"verified conform: error: --max-line-bytes must be 1..2^40, not {value}\n"
+
+
+HUGE_ANSWER = """import sys, json
+for line in sys.stdin:
+    print(json.dumps({"sequence": [["swap", 0, 0]] * 200000}), flush=True)
+"""
+
+
+def test_a_huge_answer_is_reported_by_an_excerpt_its_size_and_hash(tmp_path):
+    import hashlib
+    import json
+
+    client = tmp_path / "huge.py"
+    client.write_text(HUGE_ANSWER)
+    proc = verified("conform", "--cmd", f"python3 {client}", "--model", "swap", "-n", "3",
+                    "--random", "1", "--no-shrink", "--progress", "never", "--json")
+    assert proc.returncode == 1
+    assert len(proc.stdout) < 20_000  # the answer alone is 3 MB
+    raw = (json.dumps({"sequence": [["swap", 0, 0]] * 200000}) + "").encode()
+    f = json.loads(proc.stdout)["first_failure"]
+    assert f["answer_bytes"] == len(raw)
+    assert f["answer_sha256"] == hashlib.sha256(raw).hexdigest()
+    assert f["answer"].startswith('{"sequence": [["swap", 0, 0]')
+    assert f" ... [{len(raw):,} bytes in all, SHA-256 {f['answer_sha256']}] ... " in f["answer"]
+    assert "explain" not in json.loads(proc.stdout)["smallest_failure"]

@@ -27,7 +27,7 @@ from ...core.semantics import (
 from ... import cases as gen
 from . import moves as mv
 from .checker import INTERNAL, OK, REFUSED, REFUSED_OK, WRONG, Example, Tally
-from .partner import Terminated, die_of, signals_end_partners
+from .partner import DEFAULT_MAX_LINE, Terminated, die_of, signals_end_partners
 from .session import Result, Suite, run_session
 from .shrink import Shrunk, shrink
 
@@ -142,6 +142,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-moves", type=int, default=None, metavar="K",
                         help="with --machine --exhaustive: at most K moves per case "
                         "(default 3; 0 = every assignment)")
+    parser.add_argument("--max-line-bytes", type=int, default=DEFAULT_MAX_LINE, metavar="B",
+                        help="an answer line longer than B bytes is garbage, its size "
+                        f"named (default {DEFAULT_MAX_LINE:,}: 64 MiB, twice the answer to "
+                        "a 2^20-register cycle)")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="longest wait for any one answer (default 10)")
     parser.add_argument("--jobs", "-j", type=int, default=None, metavar="J",
@@ -173,6 +177,8 @@ def _validate_numbers(args: argparse.Namespace) -> None:
     t = args.timeout
     _need(math.isfinite(t) and t > 0,
           f"--timeout must be a finite number of seconds > 0, not {t:g}")
+    _need(1 <= args.max_line_bytes <= 1 << 40, f"--max-line-bytes must be 1..2^40, not "
+          f"{args.max_line_bytes}")
     if args.jobs is not None:
         _need(1 <= args.jobs <= 256, f"--jobs must be 1..256 (1 = check inline), not {args.jobs}")
     if args.random is not None:
@@ -361,7 +367,8 @@ def _signame(signum: int) -> str:
 def _run(args: argparse.Namespace, argv: list[str], suite: Suite) -> int:
     jobs = args.jobs or os.cpu_count() or 1
     printer = _progress_printer(args.progress)
-    res = run_session(argv, suite, args.optimal, args.timeout, jobs, printer)
+    res = run_session(argv, suite, args.optimal, args.timeout, jobs, printer,
+                      max_line=args.max_line_bytes)
     if printer is not None and sys.stderr.isatty():
         print(" " * 78, end="\r", file=sys.stderr)
     ct = suite.case_type
@@ -380,9 +387,11 @@ def _run(args: argparse.Namespace, argv: list[str], suite: Suite) -> int:
     if b is not None and b.request is not None and b.kind in (
             "timeout", "crash", "exited early", "garbage"):
         again = run_session(argv, Suite(ct, lambda: [ct.decode(json.loads(b.request))], 1,
-                                        "alone"), False, args.timeout)
+                                        "alone"), False, args.timeout,
+                            max_line=args.max_line_bytes)
         alone = again.broken is not None and again.broken.kind == b.kind
-    prefix = replay_prefix(argv, suite, b, args.timeout) if alone is False and b.index else None
+    prefix = (replay_prefix(argv, suite, b, args.timeout, args.max_line_bytes)
+              if alone is False and b.index else None)
     report = make_report(args, suite, res, shrunk, alone, wrong, prefix)
     print(json.dumps(report, indent=2) if args.json else text_report(report))
     return report["exit"]
@@ -393,7 +402,8 @@ def _run(args: argparse.Namespace, argv: list[str], suite: Suite) -> int:
 MAX_PREFIX = 100_000
 
 
-def replay_prefix(argv: list[str], suite: Suite, b, timeout: float) -> dict:
+def replay_prefix(argv: list[str], suite: Suite, b, timeout: float,
+                  max_line: int = DEFAULT_MAX_LINE) -> dict:
     """The break did not happen with its case sent alone: what differs is
     the requests before it.  Send them again, then the case, to a fresh
     process (the last ``MAX_PREFIX`` of them at most), and write them to a
@@ -403,7 +413,8 @@ def replay_prefix(argv: list[str], suite: Suite, b, timeout: float) -> dict:
     first = max(0, b.index - MAX_PREFIX + 1)
     n = b.index + 1 - first
     cases = lambda: itertools.islice(suite.cases(), first, b.index + 1)
-    again = run_session(argv, Suite(ct, cases, n, "prefix"), False, timeout)
+    again = run_session(argv, Suite(ct, cases, n, "prefix"), False, timeout,
+                        max_line=max_line)
     reproduced = (again.broken is not None and again.broken.kind == b.kind
                   and again.broken.index == n - 1)
     fd, path = tempfile.mkstemp(prefix="verified-conform-replay-", suffix=".jsonl")
@@ -464,7 +475,7 @@ def _example(ct, ex: Example, with_reference: bool = False) -> dict:
     req = json.loads(ex.request)
     case = ct.decode(req)
     out: dict[str, Any] = {"case": ex.index, "request": req, "what": ct.describe(case),
-                           "answer": ex.answer.decode("utf-8", "replace")}
+                           **answer_fields(ex.answer)}
     if ex.detail is not None:
         out["verdict"] = ex.detail
     if with_reference:
@@ -472,6 +483,25 @@ def _example(ct, ex: Example, with_reference: bool = False) -> dict:
         out["ours"] = ours
         out["ours_from"] = how
     return out
+
+
+#: an answer longer than this is reported by an excerpt, its length and its
+#: SHA-256 (a 40 MB answer was carried whole several times: a 54 MB report)
+ANSWER_EXCERPT = 2000
+
+
+def answer_fields(raw: bytes) -> dict:
+    """``{"answer": text}``, or for a huge answer an excerpt (its start and
+    end, the size and hash between them) with ``answer_bytes`` and
+    ``answer_sha256``."""
+    if len(raw) <= ANSWER_EXCERPT:
+        return {"answer": raw.decode("utf-8", "replace")}
+    import hashlib
+    half = ANSWER_EXCERPT // 2
+    sha = hashlib.sha256(raw).hexdigest()
+    text = (raw[:half].decode("utf-8", "replace") + f" ... [{len(raw):,} bytes in all, "
+            f"SHA-256 {sha}] ... " + raw[-half:].decode("utf-8", "replace"))
+    return {"answer": text, "answer_bytes": len(raw), "answer_sha256": sha}
 
 
 def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
@@ -524,7 +554,9 @@ def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
         s.update(shrink_steps=shrunk.steps, fails_alone=shrunk.reproduced,
                  shrunk=not args.no_shrink, found_case=wrong_found.index,
                  found_request=json.loads(wrong_found.request))
-        answer = _answer_value(ct, shrunk.example.answer)
+        # a huge answer is not replayed on a command line (it was: 17 MB)
+        answer = (_answer_value(ct, shrunk.example.answer)
+                  if len(shrunk.example.answer) <= ANSWER_EXCERPT else None)
         cmd = ct.explain_command(shrunk.case, answer) if answer is not None else None
         if cmd:
             s["explain"] = cmd
