@@ -26,6 +26,7 @@ SUBCOMMANDS = [
     ("vectors", "verified.tools.vectors", "write deterministic JSON-lines test vectors (request, expected state, optimum, reference)"),
     ("explain", "verified.tools.explain", "explain one request and sequence: the transfer graph, the state after every operation, the first value destroyed, the verdict"),
     ("machines", "verified.tools.machines", "the preset machine descriptions: list them, or `show NAME` as JSON"),
+    ("schema", "verified.tools.schema", "the JSON Schemas of the protocol's messages and files: list them, or print one"),
     ("ssra", "verified.ssra.cli", "solid-state register allocator: `alloc` a straight-line SSA tape, `check` anyone's allocation of it"),
 ]
 

@@ -72,6 +72,8 @@ def cases(f: dict[str, Path]) -> dict[str, tuple[list[str], bytes]]:
                             "--jobs", "1", "--progress", "never", "--json"], b""),
         "vectors": (["vectors", "--model", "swap", "-n", "2", "--random", "1",
                      "--out", str(f["dir"] / "vec")], b""),
+        "schema list": (["schema"], b""),
+        "schema NAME": (["schema", "request"], b""),
         "--help": (["--help"], b""),
         "check --help": (["check", "--help"], b""),
     }
