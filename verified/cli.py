@@ -26,6 +26,7 @@ SUBCOMMANDS = [
     ("vectors", "verified.tools.vectors", "write deterministic JSON-lines test vectors (request, expected state, optimum, reference)"),
     ("explain", "verified.tools.explain", "explain one request and sequence: the transfer graph, the state after every operation, the first value destroyed, the verdict"),
     ("machines", "verified.tools.machines", "the preset machine descriptions: list them, or `show NAME` as JSON"),
+    ("schema", "verified.tools.schema", "the JSON Schemas of the protocol's messages and files: list them, or print one"),
     ("ssra", "verified.ssra.cli", "solid-state register allocator: `alloc` a straight-line SSA tape, `check` anyone's allocation of it"),
 ]
 
@@ -98,7 +99,11 @@ def _guarded(prog: str, run) -> int:
     """Run a command; a broken pipe, exhausted memory, an unusable path or a
     bug of ours ends it with one line, never a traceback."""
     try:
-        return run()
+        status = run()
+        # a reader that went away after our last print is seen only when
+        # the buffer is flushed: flush here, where BrokenPipeError is quiet
+        sys.stdout.flush()
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -30,7 +30,7 @@ RECURSIVE = "runs this test suite itself (and `make verify` is not for a shared 
 SKIPPED = {
     "make verify": RECURSIVE,
     "make test": RECURSIVE,
-    'python3 -m venv .oracle && .oracle/bin/pip install -q "verified @ git+$VERIFIED_GIT_URL"':
+    'python3 -m venv .oracle && .oracle/bin/pip install -q "verified-parmove @ git+$VERIFIED_GIT_URL"':
         NETWORK,
     "make my-shuffler": USERS_PROGRAM,
     '.oracle/bin/verified conform --cmd "./build/shuffle-json" --model swap --registers 6 '

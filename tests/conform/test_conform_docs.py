@@ -141,12 +141,13 @@ CLASS_RUNS: dict[str, list[tuple[str, ...]]] = {
         ("--cmd", _client("say(ok(r))\nif i == 4: say(ok(r))"), "--model", "swap",
          "--registers", "3"),
         ("--cmd", _client("say(ok(r))", after="say(ok(r))"), *SWAP2)],
-    "bad use: `--random 0`, `--timeout` not a finite number > 0, `--jobs` outside 1..256, "
-    "`--registers` outside 1..1048576, `--relabel` without `--shapes`, an empty `--seed` "
-    "or `--cmd`, no `--model`, `--max-classes` outside 1..100": [
+    "bad use: `--random 0` (or beyond 10^12), `--timeout` not a finite number > 0, `--jobs` "
+    "outside 1..256, `--registers` outside 1..1048576, `--relabel` without `--shapes`, an "
+    "empty `--seed` or `--cmd`, no `--model`, `--max-classes` outside 1..100": [
         ("--cmd", "cat", "--model", "swap", "--max-classes", "0"),
         ("--cmd", "cat", "--model", "swap", "--max-classes", "101"),
         ("--cmd", "cat", "--model", "swap", "--random", "0"),
+        ("--cmd", "cat", "--model", "swap", "--random", str(10**12 + 1)),
         ("--cmd", "cat", "--model", "swap", "--timeout", "nan"),
         ("--cmd", "cat", "--model", "swap", "--timeout", "0"),
         ("--cmd", "cat", "--model", "swap", "--timeout", "-1"),

@@ -264,4 +264,12 @@ BAD_INPUT = [
     ("machine_scratch_reserved", {"machine": {"classes": {"g": {"registers": ["a", "b"]}},
                                               "reserved": ["a"], "scratch": ["a"]},
                                   "moves": []}),
+    # issue 21: a class named "" and two names for the same units
+    ("machine_empty_class_name", {"machine": {"classes": {"": {"registers": ["a"]}}},
+                                  "moves": []}),
+    ("machine_alias_twice", {"machine": {"classes": {"s": {"registers": ["s0", "s1"]},
+                                                     "d": {"registers": ["d0", "x0"],
+                                                           "width": 2}},
+                                         "aliases": {"d0": ["s0", "s1"], "x0": ["s0", "s1"]}},
+                             "moves": []}),
 ]

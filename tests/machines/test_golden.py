@@ -134,6 +134,8 @@ GOLDEN_BAD = {
     'reserved_as_temp': '{"error": "line 1: temporary rbp: rbp is reserved on x86-64 (reserved: rsp, rbp); a move or temporary never names a reserved register"}',
     'machine_reserved_unknown': '{"error": "line 1: \\"machine\\": \\"reserved\\": \'sp\' is not a register of machine"}',
     'machine_scratch_reserved': '{"error": "line 1: \\"machine\\": \\"scratch\\": \'a\' overlaps the reserved register \'a\'; a reserved register is never written, so it cannot be a scratch"}',
+    'machine_empty_class_name': '{"error": "line 1: \\"machine\\": a class name must be a name (a letter or _, then letters, digits, _), not \'\'"}',
+    'machine_alias_twice': '{"error": "line 1: \\"machine\\": aliases \'d0\' and \'x0\' have the same parts [\\"s0\\", \\"s1\\"]; declare the register once"}',
 }
 
 

@@ -84,13 +84,18 @@ def test_same_command_same_bytes(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--machine", "x86"], "--machine x86: not a preset; the presets are x86-64, aarch64, "
-     "riscv64, armv7-vfp (`verified machines` lists them)"),
+    (["--machine", "x86"], "--machine x86: not a preset (x86-64, aarch64, riscv64, "
+     "armv7-vfp) nor a .json file of a machine object (docs/machines.md); `verified "
+     "machines` lists the presets"),
+    (["--machine", "x86-64", "--seed", " "], '--seed is empty (an unset CI variable?); give '
+     'a number or any text, e.g. --seed "${CI_BUILD_ID:-0}"'),
     (["--machine", "x86-64", "--max-moves", "4"], "--max-moves must be a whole number in "
      "0..3, not 4"),
     (["--machine", "x86-64", "--model", "swap"], "--model does not go with --machine (the "
      "machine names its registers; temps are one scratch per class)"),
     (["--model", "swap"], "--model and --registers are required (or --machine PRESET)"),
+    (["--model", "swap", "-n", "2", "--seed", ""], '--seed is empty (an unset CI '
+     'variable?); give a number or any text, e.g. --seed "${CI_BUILD_ID:-0}"'),
 ])
 def test_bad_machine_vector_use(tmp_path, args, message):
     proc = verified("vectors", "--out", str(tmp_path / "x"), *args)
@@ -117,3 +122,31 @@ def test_a_wrong_or_missing_reference_is_never_written(tmp_path, monkeypatch, ca
                    "but holds that of m1; this file was not written (please report this)\n")
     assert not list((tmp_path / "v").glob("*.jsonl")) and not list(
         (tmp_path / "v").glob("*.partial"))
+
+
+def test_machine_vectors_from_a_file_and_a_text_seed(tmp_path):
+    """Issue 21: ``vectors --machine`` takes what ``conform --machine`` takes
+    (a FILE.json of a machine object) and ``--seed`` any non-empty text; a
+    file's requests carry its object, its files are named after its stem."""
+    obj = {"name": "tiny", "classes": {"g": {"registers": ["a", "b", "c"]}},
+           "stack": {"slots": 1}, "swap": ["reg-reg"]}
+    (tmp_path / "my machine.json").write_text(json.dumps(obj))
+    out, proc = write(tmp_path / "f", "--machine", str(tmp_path / "my machine.json"),
+                      "--max-moves", "1", "--random", "4", "--seed", "build 7")
+    assert sorted(p.name for p in out.iterdir()) == [
+        "MANIFEST.json", "README.md", "my_machine-random.jsonl", "my_machine-small.jsonl"]
+    lines = [json.loads(x) for x in (out / "my_machine-random.jsonl").read_text().splitlines()]
+    assert len(lines) == 4 and all(v["request"]["machine"] == obj for v in lines)
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"classes": {}}', "the machine has no registers, so every parallel move on it is "
+     "empty: no vector to write"),
+    ('{"classes": {"g": {"registers": ["a"]}}, "classes": {}}',
+     'the key "classes" appears twice in one object'),
+])
+def test_bad_machine_files(tmp_path, content, message):
+    (tmp_path / "m.json").write_text(content)
+    proc = verified("vectors", "--out", str(tmp_path / "x"), "--machine", str(tmp_path / "m.json"))
+    assert proc.returncode == 2
+    assert proc.stderr == f"verified vectors: error: --machine {tmp_path / 'm.json'}: {message}\n"

@@ -126,7 +126,7 @@ def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIR
     stack group.  Every other field (swaps, ``mem_to_mem``, immediates,
     ``cross_class``, costs) is ``m``'s.  Returns the machine and the
     temporaries."""
-    first = m.classes[0].name
+    first = m.classes[0].name if m.classes else None
     chosen: set[str] = set()
     regs: dict[str, list[str]] = {}
     for c in sorted(m.classes, key=lambda c: c.width):

@@ -184,10 +184,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--registers", "-n", type=int, metavar="N",
                         help=f"largest register count (files for 1..N), N in "
                         f"1..{MAX_VECTOR_REGISTERS} (with --model)")
-    parser.add_argument("--machine", metavar="PRESET",
+    parser.add_argument("--machine", metavar="PRESET|FILE.json",
                         help="machine vectors instead (docs/machines.md): every move of at "
                         "most --max-moves moves over the small machine derived from "
-                        "PRESET, and --random K over all of it")
+                        "the preset or the machine object in FILE.json (as conform "
+                        "--machine takes it), and --random K over all of it")
     parser.add_argument("--max-moves", type=int, default=2, metavar="K",
                         help="with --machine: moves per exhaustive vector, K in 0..3 "
                         "(default 2)")
@@ -201,7 +202,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--random", type=int, default=None, metavar="K",
                         help=f"seeded random vectors per n beyond M, K in 0..{MAX_RANDOM:,} "
                         "(default 2000; with --machine: over the whole preset, default 100)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S")
+    parser.add_argument("--seed", default="0", metavar="S",
+                        help="seed of the random vectors: any non-empty text, as for "
+                        "conform --seed (default 0; a number gives the same vectors as "
+                        "conform --seed with that number)")
 
 
 def _temps(raw: list[str] | None, model: str) -> tuple[Location, ...]:
@@ -303,6 +307,13 @@ def _check_options(args: argparse.Namespace) -> None:
     whole(args.exhaustive_max, 0, MAX_EXHAUSTIVE, "--exhaustive-max",
           " (n = 7 alone is 16,777,216 vectors; use --random beyond 6)")
     whole(args.random, 0, MAX_RANDOM, "--random")
+    _check_seed(args.seed)
+
+
+def _check_seed(seed: object) -> None:
+    if not str(seed).strip():
+        raise PreconditionError('--seed is empty (an unset CI variable?); give a number or '
+                                'any text, e.g. --seed "${CI_BUILD_ID:-0}"')
 
 
 def _write_or_explain(out: str, write: Callable[[], dict]) -> "dict | int":
@@ -319,6 +330,8 @@ def _write_or_explain(out: str, write: Callable[[], dict]) -> "dict | int":
         print(f"verified vectors: internal error: {e}; this file was not written "
               f"(please report this)", file=sys.stderr)
         return EXIT_WRONG
+    except BrokenPipeError:
+        raise  # stdout's reader went away: cli.main ends quietly
     except OSError as e:
         where = e.filename or out
         print(f"verified vectors: error: cannot write {where}: {e.strerror or e}",
@@ -483,19 +496,30 @@ def machine_vector(ct, case, vid: str) -> dict:
 
 
 def write_machine_vectors(name: str, out: str, max_moves: int = 2, k: int = 2000,
-                          seed: int = 0, command: str = "") -> dict:
+                          seed: object = 0, command: str = "") -> dict:
     """Write ``<name>-small.jsonl`` (every move of at most ``max_moves``
     moves over the small machine, ``cases.machines.small_machine``) and
     ``<name>-random.jsonl`` (k seeded random moves over the preset), plus
-    README.md and MANIFEST.json; returns the manifest."""
+    README.md and MANIFEST.json; returns the manifest.  ``name`` is a
+    preset or a FILE.json of a machine object (``conform.machines.load_machine``:
+    the requests then carry the object, the files are named after the
+    file's stem)."""
     from ..cases import machines as mgen
-    from ..core import machine as M
-    from .conform.machines import MachineType
-    m = M.preset(name)
+    from .conform.machines import MachineType, load_machine
+    m, spec = load_machine(name)
+    if not m.registers():
+        raise PreconditionError(f"--machine {name}: the machine has no registers, so every "
+                                f"parallel move on it is empty: no vector to write")
+    if spec is not name:  # a file: its stem names the files, [A-Za-z0-9._-] only
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(name)[:-len(".json")]) \
+            or "machine"
     small, temps = mgen.small_machine(m)
     small_sites = tuple(mgen.sites(small, temps))
     scratch = mgen.scratch_registers(m)
     full_sites = tuple(mgen.sites(m, scratch))
+    if k and all(p.kind == "imm" for p in full_sites):
+        raise PreconditionError(f"--machine {name}: every location overlaps a scratch "
+                                f"register ({', '.join(scratch)}): no random move to write")
     parts = [
         (f"{name}-small.jsonl", MachineType.on(small, temps, "all", small_sites),
          mgen.exhaustive_cases(small_sites, max_moves),
@@ -536,7 +560,6 @@ def write_machine_vectors(name: str, out: str, max_moves: int = 2, k: int = 2000
 
 
 def run_machine(args: argparse.Namespace) -> int:
-    from ..core.machine import PRESETS
     if args.random is None:
         args.random = 100
 
@@ -546,9 +569,7 @@ def run_machine(args: argparse.Namespace) -> int:
             if given is not None:
                 raise PreconditionError(f"{option} does not go with --machine (the machine "
                                         f"names its registers; temps are one scratch per class)")
-        if args.machine not in PRESETS:
-            raise PreconditionError(f"--machine {args.machine}: not a preset; the presets "
-                                    f"are {', '.join(PRESETS)} (`verified machines` lists them)")
+        _check_seed(args.seed)
         if not 0 <= args.max_moves <= 3:
             raise PreconditionError(f"--max-moves must be a whole number in 0..3, not "
                                     f"{args.max_moves}")

@@ -207,6 +207,8 @@ def serve_paths(
         try:
             with open(path, "rb") as stream:
                 status = worse(status, serve(stream, out, handle))
+        except BrokenPipeError:
+            raise  # our reader went away, not the file: cli.main ends quietly
         except OSError as e:
             print(f"verified {command}: error: cannot read {path}: "
                   f"{e.strerror or e}", file=sys.stderr)

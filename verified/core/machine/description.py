@@ -295,6 +295,7 @@ def _keys(obj: object, allowed: tuple[str, ...], what: str) -> dict:
 
 
 def _parse_class(name: str, obj: object) -> RegClass:
+    _name(name, "a class name")  # "" would print as nothing in every message
     obj = _keys(obj, CLASS_KEYS, f"class {name!r}")
     if "registers" not in obj:
         raise _bad(f'class {name!r} needs "registers": a list of names')
@@ -519,6 +520,12 @@ def _resolve_names(m: Machine) -> dict[str, Reg]:
         for r in c.registers:
             out[r] = Reg(r, "reg", c.name, c.width, resolve(r, ()))
             total += c.width
+    same: dict[tuple[Unit, ...], str] = {}
+    for a in alias_parts:  # two names for the same units: which one does a sequence mean?
+        if units[a] in same:
+            raise _bad(f"aliases {same[units[a]]!r} and {a!r} have the same parts "
+                       f"{_short(list(units[a]))}; declare the register once")
+        same[units[a]] = a
     for g in m.stack:
         for s in g.names:
             out[s] = Reg(s, "mem", None, g.width,

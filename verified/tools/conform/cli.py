@@ -38,7 +38,7 @@ from .checker import (
     Example,
     Tally,
 )
-from .partner import Terminated, die_of, signals_end_partners
+from .partner import DEFAULT_MAX_LINE, Terminated, die_of, signals_end_partners
 from .session import Result, Suite, run_session
 from .shrink import Shrunk, shrink
 
@@ -99,6 +99,9 @@ DEFAULT_CLASSES = 10
 MAX_CLASSES = 100
 #: --shard I/N: at most this many shards
 MAX_SHARDS = 1_000_000
+#: --random K: far beyond any run that can finish (10^12 answers at 10^5
+#: a second is four months), and a count every generator can hold
+MAX_RANDOM = 10**12
 
 
 def _temp_arg(text: str):
@@ -189,6 +192,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run only part I of N (1 <= I <= N) of the cases: the I-th of N "
                         "equal runs of consecutive cases, for any mode; `verified conform "
                         "merge` turns the N --json reports into the report of one run")
+    parser.add_argument("--max-line-bytes", type=int, default=DEFAULT_MAX_LINE, metavar="B",
+                        help="an answer line longer than B bytes is garbage, its size "
+                        f"named (default {DEFAULT_MAX_LINE:,}: 64 MiB, twice the answer to "
+                        "a 2^20-register cycle)")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="longest wait for any one answer (default 10)")
     parser.add_argument("--jobs", "-j", type=int, default=None, metavar="J",
@@ -224,11 +231,15 @@ def _validate_numbers(args: argparse.Namespace) -> None:
     t = args.timeout
     _need(math.isfinite(t) and t > 0,
           f"--timeout must be a finite number of seconds > 0, not {t:g}")
+    _need(1 <= args.max_line_bytes <= 1 << 40, f"--max-line-bytes must be 1..2^40, not "
+          f"{args.max_line_bytes}")
     if args.jobs is not None:
         _need(1 <= args.jobs <= 256, f"--jobs must be 1..256 (1 = check inline), not {args.jobs}")
     if args.random is not None:
         _need(args.random >= 1, f"--random needs K >= 1, not {args.random}: a run that "
               "checks nothing cannot pass")
+        _need(args.random <= MAX_RANDOM, f"--random must be at most {MAX_RANDOM:,} "
+              f"(10^12), not {args.random}")
     if args.relabel is not None:
         _need(args.shapes, "--relabel goes with --shapes")
         _need(0 <= args.relabel <= 1000, f"--relabel must be 0..1000, not {args.relabel}")
@@ -333,6 +344,8 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
         m = mm.load_machine(args.machine)
     except PreconditionError as e:
         raise BadUse(str(e)) from None
+    _need(bool(m.registers()), f"--machine {args.machine}: the machine has no registers, "
+          "so every parallel move on it is empty: nothing to test")
     temps = None if args.temps is None else tuple(loc_name(t) for t in args.temps)
     preserve = args.preserve or "all"
     order = args.order or "sorted"
@@ -341,6 +354,8 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
         temps = mgen.scratch_registers(m) if temps is None else temps
         _check_temps(m, temps)
         places = tuple(mgen.sites(m, temps))
+        _need(any(p.kind != "imm" for p in places), f"--machine {args.machine}: every "
+              f"location overlaps a temporary ({', '.join(temps)}): no move to test")
         k = args.random
         ct = mm.MachineType.on(m, temps, preserve, places)
         cases = lambda: mm.ordered(itertools.islice(
@@ -436,7 +451,8 @@ def _run(args: argparse.Namespace, argv: list[str], whole: Suite) -> int:
     suite, first = sharded(whole, getattr(args, "shard", None))
     jobs = args.jobs or os.cpu_count() or 1
     printer = _progress_printer(args.progress)
-    res = run_session(argv, suite, args.optimal, args.timeout, jobs, printer)
+    res = run_session(argv, suite, args.optimal, args.timeout, jobs, printer,
+                      max_line=args.max_line_bytes)
     if printer is not None and sys.stderr.isatty():
         print(" " * 78, end="\r", file=sys.stderr)
     ct = suite.case_type
@@ -451,10 +467,13 @@ def _run(args: argparse.Namespace, argv: list[str], whole: Suite) -> int:
     if b is not None and b.request is not None and b.kind in (
             "timeout", "crash", "exited early", "garbage"):
         again = run_session(argv, Suite(ct, lambda: [ct.decode(json.loads(b.request))], 1,
-                                        "alone"), False, args.timeout)
+                                        "alone"), False, args.timeout,
+                            max_line=args.max_line_bytes)
         alone = again.broken is not None and again.broken.kind == b.kind
+    prefix = (replay_prefix(argv, suite, b, args.timeout, args.max_line_bytes)
+              if alone is False and b.index else None)
     report = make_report(args, suite, res, shrunk_classes, alone, failed, first,
-                         whole.planned)
+                         whole.planned, prefix)
     print(json.dumps(report, indent=2) if args.json else text_report(report))
     return report["exit"]
 
@@ -483,6 +502,34 @@ def _shrunk(args, argv: list[str], ct, found: Example) -> Shrunk:
     if args.no_shrink:
         return Shrunk(case, found, 0, False)
     return shrink(argv, ct, case, found, args.timeout)
+
+
+#: a prefix replay sends at most this many requests (a break after
+#: millions of answers is replayed up to its last ones)
+MAX_PREFIX = 100_000
+
+
+def replay_prefix(argv: list[str], suite: Suite, b, timeout: float,
+                  max_line: int = DEFAULT_MAX_LINE) -> dict:
+    """The break did not happen with its case sent alone: what differs is
+    the requests before it.  Send them again, then the case, to a fresh
+    process (the last ``MAX_PREFIX`` of them at most), and write them to a
+    file so that the user can replay it: ``PROGRAM < FILE``."""
+    import tempfile
+    ct = suite.case_type
+    first = max(0, b.index - MAX_PREFIX + 1)
+    n = b.index + 1 - first
+    cases = lambda: itertools.islice(suite.cases(), first, b.index + 1)
+    again = run_session(argv, Suite(ct, cases, n, "prefix"), False, timeout,
+                        max_line=max_line)
+    reproduced = (again.broken is not None and again.broken.kind == b.kind
+                  and again.broken.index == n - 1)
+    fd, path = tempfile.mkstemp(prefix="verified-conform-replay-", suffix=".jsonl")
+    with os.fdopen(fd, "wb") as f:
+        for c in cases():
+            f.write(ct.encode(c))
+    return {"first_case": first, "requests": n, "reproduced": reproduced, "file": path,
+            "replay": f"{shlex.join(argv)} < {shlex.quote(path)}"}
 
 
 def _progress_printer(mode: str) -> Callable[[int, int, float], None] | None:
@@ -536,7 +583,7 @@ def _example(ct, ex: Example, with_reference: bool = False, first: int = 0) -> d
     req = json.loads(ex.request)
     case = ct.decode(req)
     out: dict[str, Any] = {"case": first + ex.index, "request": req, "what": ct.describe(case),
-                           "answer": ex.answer.decode("utf-8", "replace")}
+                           **answer_fields(ex.answer)}
     if ex.detail is not None:
         out["verdict"] = ex.detail
     if with_reference:
@@ -544,6 +591,25 @@ def _example(ct, ex: Example, with_reference: bool = False, first: int = 0) -> d
         out["ours"] = ours
         out["ours_from"] = how
     return out
+
+
+#: an answer longer than this is reported by an excerpt, its length and its
+#: SHA-256 (a 40 MB answer was carried whole several times: a 54 MB report)
+ANSWER_EXCERPT = 2000
+
+
+def answer_fields(raw: bytes) -> dict:
+    """``{"answer": text}``, or for a huge answer an excerpt (its start and
+    end, the size and hash between them) with ``answer_bytes`` and
+    ``answer_sha256``."""
+    if len(raw) <= ANSWER_EXCERPT:
+        return {"answer": raw.decode("utf-8", "replace")}
+    import hashlib
+    half = ANSWER_EXCERPT // 2
+    sha = hashlib.sha256(raw).hexdigest()
+    text = (raw[:half].decode("utf-8", "replace") + f" ... [{len(raw):,} bytes in all, "
+            f"SHA-256 {sha}] ... " + raw[-half:].decode("utf-8", "replace"))
+    return {"answer": text, "answer_bytes": len(raw), "answer_sha256": sha}
 
 
 def _shrunk_example(args, ct, shrunk: Shrunk, found: Example, first: int = 0) -> dict:
@@ -554,7 +620,9 @@ def _shrunk_example(args, ct, shrunk: Shrunk, found: Example, first: int = 0) ->
     s = _example(ct, shrunk.example, first=first if shrunk.example is found else 0)
     s.update(shrink_steps=shrunk.steps, fails_alone=shrunk.reproduced,
              shrunk=not args.no_shrink)
-    answer = _answer_value(ct, shrunk.example.answer)
+    # a huge answer is not replayed on a command line (it was: 17 MB)
+    answer = (_answer_value(ct, shrunk.example.answer)
+              if len(shrunk.example.answer) <= ANSWER_EXCERPT else None)
     cmd = ct.explain_command(shrunk.case, answer) if answer is not None else None
     if cmd:
         s["explain"] = cmd
@@ -576,7 +644,8 @@ MACHINE_NOTE = ("on a machine, a case counts as having no answer when our resolv
 
 
 def make_report(args, suite: Suite, res: Result, classes: list, alone: bool | None,
-                failed: list = (), first: int = 0, whole: int | None = None) -> dict:
+                failed: list = (), first: int = 0, whole: int | None = None,
+                prefix: dict | None = None) -> dict:
     """The report as one JSON object; ``classes`` (and ``failed``) are the
     shown failure classes of wrong answers (of ``{"failure"}`` answers),
     each ``(key, ClassStat, Shrunk)``.  With ``--shard`` its case numbers
@@ -615,6 +684,8 @@ def make_report(args, suite: Suite, res: Result, classes: list, alone: bool | No
         if b.request is not None:
             r["broken"]["request"] = json.loads(b.request)
             r["broken"]["reproduced_alone"] = alone
+            if prefix is not None:
+                r["broken"]["with_prefix"] = prefix
         if res.shift_caused:
             a = res.after
             r["broken"]["verdicts_caused"] = a.checked - a.counts[OK] - a.counts[REFUSED_OK]
@@ -762,6 +833,13 @@ def text_report(r: dict) -> str:
             rep = {True: "yes", False: "no", None: "not tried"}[b.get("reproduced_alone")]
             out.append(f"  case #{b['case']}: {json.dumps(b['request'])}")
             out.append(f"  same failure when sent alone to a fresh process: {rep}")
+            if "with_prefix" in b:
+                p = b["with_prefix"]
+                again = "yes" if p["reproduced"] else "no"
+                out.append(f"  what differs is the {p['requests'] - 1:,} requests before it "
+                           f"(cases #{p['first_case']}..#{b['case'] - 1}); sent again with "
+                           f"them to a fresh process: {again}")
+                out.append(f"  replay: {p['replay']}")
         if "answers_out_of_step" in b:
             f = b["first_out_of_step"]
             out.append(f"  the {b['answers_out_of_step']:,} answers from case #{b['case']} on "

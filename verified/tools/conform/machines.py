@@ -50,8 +50,11 @@ def load_machine(spec: str) -> M.Machine:
     except OSError as e:
         raise PreconditionError(f"--machine {spec}: cannot read it: {e.strerror or e}") from None
     try:
-        obj = json.loads(text)
-    except ValueError as e:
+        obj = json.loads(text, object_pairs_hook=_no_duplicate_keys,
+                         parse_constant=_no_constant)
+    except PreconditionError as e:
+        raise PreconditionError(f"--machine {spec}: {e}") from None
+    except (ValueError, RecursionError) as e:
         raise PreconditionError(f"--machine {spec}: not JSON ({e})") from None
     try:
         return M.machine_from_json(obj)
@@ -64,6 +67,21 @@ def request_machine(m: M.Machine) -> dict:
     (``Machine.to_json``, every field written out, defaults included), so
     that an adapter reads the machine from the request alone."""
     return m.to_json()
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    # as in a request line (tools/wire.py): "last one wins" would test a
+    # machine the file's author did not mean
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise PreconditionError(f"the key {json.dumps(key)} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> object:
+    raise PreconditionError(f"not JSON: {name} is not a JSON value")
 
 
 @dataclass(frozen=True)

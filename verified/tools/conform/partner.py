@@ -69,13 +69,16 @@ class Partner:
         self._err_thread: threading.Thread | None = None
 
     def start(self) -> None:
-        try:
-            self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True, bufsize=0)
-        except (OSError, ValueError) as e:
-            raise CannotStart(f"cannot run {shlex.join(self.argv)}: {e}") from None
-        _LIVE.add(self)
+        # a signal between the fork and _LIVE.add would leave a child no
+        # clean-up knows of: it is taken once the child is registered
+        with _signals_held():
+            try:
+                self.proc = subprocess.Popen(
+                    self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, start_new_session=True, bufsize=0)
+            except (OSError, ValueError) as e:
+                raise CannotStart(f"cannot run {shlex.join(self.argv)}: {e}") from None
+            _LIVE.add(self)
         self._err_thread = threading.Thread(target=self._read_stderr, daemon=True)
         self._err_thread.start()
 
@@ -98,11 +101,17 @@ class Partner:
             return None
 
     def kill(self) -> None:
-        """SIGKILL to its process group, then reap it.  Idempotent."""
+        """SIGKILL to its process group, then reap it.  Idempotent.  A
+        SIGTERM or SIGHUP arriving meanwhile is taken after the reaping
+        (raised half-way, it left the program a zombie that no clean-up
+        knew of any more: issue 21)."""
+        with _signals_held():
+            self._kill()
+
+    def _kill(self) -> None:
         proc = self.proc
         if proc is None:
             return
-        _LIVE.discard(self)
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -122,6 +131,7 @@ class Partner:
                 pass
         if self._err_thread is not None:
             _join_started(self._err_thread, 1)
+        _LIVE.discard(self)
 
 
 def _join_started(t: threading.Thread, timeout: float) -> None:
@@ -140,8 +150,35 @@ def kill_all() -> None:
 atexit.register(kill_all)
 
 
+#: signals received while held (``_signals_held``), raised when released
+_held: list[int] = []
+_holding = 0
+
+
 def _raise_terminated(signum: int, _frame) -> None:
+    if _holding:
+        _held.append(signum)
+        return
     raise Terminated(signum)
+
+
+class _signals_held:
+    """Within it, SIGTERM/SIGHUP do not raise ``Terminated`` at once: the
+    first one is raised when the outermost such block ends (so starting or
+    reaping a process is never cut in half)."""
+
+    def __enter__(self) -> None:
+        global _holding
+        _holding += 1
+
+    def __exit__(self, exc_type, *_) -> None:
+        global _holding
+        _holding -= 1
+        if not _holding and _held:
+            signum = _held[0]
+            _held.clear()
+            if exc_type is None or not issubclass(exc_type, Terminated):
+                raise Terminated(signum)
 
 
 class signals_end_partners:
@@ -199,6 +236,22 @@ class Block:
         return self.start + len(self.lines)
 
 
+#: the longest answer line read (``--max-line-bytes``): twice the longest
+#: answer to the largest request conform sends (a 2^20-register cycle,
+#: about 30 MB of swaps), so that a legal answer is never cut
+DEFAULT_MAX_LINE = 64 << 20
+
+
+@dataclass(frozen=True)
+class Overlong:
+    """The partner's next answer line passed ``Exchange.max_line`` bytes
+    (``complete``: with its newline; else without one yet, so far).  Reading
+    stops there: the line is garbage whatever follows."""
+
+    size: int
+    complete: bool
+
+
 @dataclass
 class Exchange:
     """Writer and reader threads around a started ``Partner``.
@@ -226,6 +279,8 @@ class Exchange:
     writer_error: BaseException | None = None
     #: the writer is waiting for answers before it may send more
     window_full: bool = False
+    #: an answer line longer than this is garbage (``Overlong``)
+    max_line: int = DEFAULT_MAX_LINE
 
     def __post_init__(self) -> None:
         self._room = threading.Semaphore(self.window)
@@ -283,23 +338,48 @@ class Exchange:
                 pass
 
     def _read(self) -> None:
+        """Split the partner's output into lines in time linear in its size:
+        the pieces of an unfinished line are kept apart and joined once its
+        newline comes (joining at every read made a 16 MB line take
+        minutes), and a line longer than ``max_line`` ends the reading."""
         fd = self.partner.proc.stdout.fileno()
-        rest = b""
+        head: list[bytes] = []  # the unfinished line, in pieces
+        size = 0
         try:
             while not self._stop.is_set():
-                data = os.read(fd, 1 << 16)
+                data = os.read(fd, 1 << 20 if head else 1 << 16)
                 if not data:
                     break
-                parts = (rest + data).split(b"\n")
-                rest = parts.pop()
-                lines = [p for p in parts if p.strip()]
-                if lines:
-                    self._put((lines, time.monotonic()))
+                lines, start = [], 0
+                while (nl := data.find(b"\n", start)) >= 0:
+                    line = data[start:nl]
+                    if head:
+                        head.append(line)
+                        line, head, size = b"".join(head), [], 0
+                    start = nl + 1
+                    if len(line) > self.max_line:
+                        self._put_lines(lines)
+                        self._put(Overlong(len(line), True))
+                        return
+                    if line.strip():
+                        lines.append(line)
+                self._put_lines(lines)
+                if start < len(data):
+                    head.append(data[start:])
+                    size += len(data) - start
+                    if size > self.max_line:
+                        self._put(Overlong(size, False))
+                        return
         except OSError:
             pass
+        rest = b"".join(head)
         if rest.strip():
             self._put(([rest], time.monotonic()))
         self._put(None)
+
+    def _put_lines(self, lines: list[bytes]) -> None:
+        if lines:
+            self._put((lines, time.monotonic()))
 
     def _put(self, item) -> None:
         # bounded, but never stuck once the session has stopped listening

@@ -33,7 +33,15 @@ from .checker import (
     check_chunk,
     clip,
 )
-from .partner import Block, CannotStart, Exchange, Partner, describe_exit
+from .partner import (
+    DEFAULT_MAX_LINE,
+    Block,
+    CannotStart,
+    Exchange,
+    Overlong,
+    Partner,
+    describe_exit,
+)
 
 
 @dataclass
@@ -127,6 +135,7 @@ def run_session(
     progress: Callable[[int, int, float], None] | None = None,
     block: int = 256,
     chunk: int = 1024,
+    max_line: int = DEFAULT_MAX_LINE,
 ) -> Result:
     """Run PROGRAM over every case of ``suite``; see the module docstring."""
     ct = suite.case_type
@@ -142,7 +151,7 @@ def run_session(
         except CannotStart as e:
             res.broken = Break("cannot start", str(e))
             return res
-        ex = Exchange(partner, _blocks(ct, suite.cases(), block))
+        ex = Exchange(partner, _blocks(ct, suite.cases(), block), max_line=max_line)
         ex.start()
         _Loop(ex, ct, optimal, timeout, pool, res, chunk, progress, t0).run()
         res.sent = ex.total
@@ -317,6 +326,9 @@ class _Loop:
             if item is None:  # the program's output ended
                 self.output_ended()
                 break
+            if isinstance(item, Overlong):
+                self.overlong(item)
+                break
             if item:
                 lines, self.last = item
                 taken = self.take(lines)
@@ -396,6 +408,13 @@ class _Loop:
         self.res.broken = Break(
             kind, f"the program {how} after {i:,} of {total:,} answers; it was on case #{i}",
             i, self.request_of(i))
+
+    def overlong(self, o: Overlong) -> None:
+        i = self.received
+        so_far = "" if o.complete else " and no newline yet"
+        self.res.broken = Break(
+            "garbage", f"answer #{i} is longer than --max-line-bytes {self.ex.max_line:,}: "
+            f"{o.size:,} bytes{so_far} (not read further)", i, self.request_of(i))
 
     def timed_out(self) -> None:
         i = self.received
