@@ -225,31 +225,59 @@ def test_a_shard_that_is_bad_use_is_one_line(capsys):
         cluster.run_on(InlineClient(), ["--cmd", "true"], 2)
 
 
-def test_reasons_merge_in_the_order_first_seen_and_say_when_a_shard_lumped():
-    """One run counts the first 20 kinds of reason apart, in the order first
-    seen, the rest together; the merge does the same over the shards in
-    order, and says when a shard's own "(other reasons)" makes that inexact."""
-    def part(order, counts):
-        return {"shard": {"reasons_order": order}, "refusal_report": {"reasons": counts}}
-    first = [f"why {chr(65 + i)}" for i in range(15)]
-    second = [f"why {chr(97 + i)}" for i in range(10)]
-    reasons, lumped = M._merge_reasons([
-        part(first, {w: 2 for w in first}), part(second + first[:1], {
-            **{w: 1 for w in second}, first[0]: 5})])
-    # by count (most_common), ties in the order first seen
-    assert list(reasons) == [first[0], "(other reasons)", *first[1:], *second[:5]]
-    assert reasons[first[0]] == 7 and reasons["(other reasons)"] == 5 and not lumped
-    _, lumped = M._merge_reasons([part(["(other reasons)"], {"(other reasons)": 3})])
-    assert lumped
+def test_texts_merge_as_one_run_groups_them():
+    """One run counts the first 20 groups of texts apart (texts equal but
+    for their numbers are one group, printed as its first text), in the
+    order first seen, the rest together; the merge replays each shard's
+    groups in shard order through the same grouping."""
+    def part(groups):
+        return {"shard": {"reasons": {"refused": groups}}}
+    first = [[f"why {chr(65 + i)}", f"why {chr(65 + i)}", 2, False] for i in range(15)]
+    second = [[f"why {chr(97 + i)}", f"why {chr(97 + i)}", 1, False] for i in range(10)]
+    reasons = M._merge_texts([part(first), part(second + [first[0][:2] + [5, False]])],
+                             "refused")
+    # by count, ties in the order first seen; the 21st group on is lumped
+    assert list(reasons) == ["why A", "(other reasons)", *[g[0] for g in first[1:]],
+                             *[g[0] for g in second[:5]]]
+    assert reasons["why A"] == 7 and reasons["(other reasons)"] == 5
+    # "V8 crash at 1" in one shard and "V8 crash at 2" in the next: one group,
+    # printed as the program wrote its first text
+    merged = M._merge_texts([part([["V8 crash at N", "V8 crash at 1", 1, False]]),
+                             part([["V8 crash at N", "V8 crash at 2", 3, False]])], "refused")
+    assert merged == {"V8 crash at 1 (and texts that differ from it only in numbers)": 4}
+
+
+MULTI = shlex.join([sys.executable, "-m", "mutants.serve",
+                    "swap_two_slots+immediate_before_read"])
+FAILS_ON_CYCLES = py_cmd(
+    "import sys, json\n"
+    "for line in sys.stdin:\n"
+    "    r = json.loads(line)\n"
+    "    cyc = [d for d, s in r['moves'] if d != s]\n"
+    "    print(json.dumps({'failure': 'abort at %d' % len(cyc)} if len(cyc) > 1"
+    " else {'sequence': []}), flush=True)")
+
+
+@pytest.mark.parametrize("args", [
+    ["--cmd", MULTI, "--machine", "x86-64", "--exhaustive", "--max-moves", "2"],
+    ["--cmd", MULTI, "--machine", "x86-64", "--exhaustive", "--max-moves", "2",
+     "--max-classes", "1"],
+    ["--cmd", FAILS_ON_CYCLES, "--model", "swap", "--registers", "3"],
+], ids=["classes", "classes past --max-classes", "program failures"])
+def test_failure_classes_and_program_failures_merge_as_one_run(args, capsys, tmp_path):
+    whole_code, whole, code, merged, _ = run_sharded(capsys, tmp_path, 3, *args)
+    assert whole_code == 1 and ("failure_classes" in whole or "failure_report" in whole)
+    assert untimed(merged) == untimed(whole) and code == whole_code
+    assert list(merged) == list(whole)
 
 
 def test_a_report_field_merge_does_not_know_is_refused_not_dropped(capsys, tmp_path, c_client):
     args = ["--cmd", str(c_client), "--model", "swap", "--registers", "2"]
     *_, paths = run_sharded(capsys, tmp_path, 2, *args)
     part = json.loads(Path(paths[1]).read_text())
-    part["failure_classes"] = []
+    part["surprise"] = []
     Path(paths[1]).write_text(json.dumps(part))
     assert main(["conform", "merge", *paths]) == 2
     assert capsys.readouterr().err == (
-        f"verified conform merge: error: {paths[1]} has field(s) \"failure_classes\" that "
+        f"verified conform merge: error: {paths[1]} has field(s) \"surprise\" that "
         f"merge cannot combine exactly; no merged report is made\n")
