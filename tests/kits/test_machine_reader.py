@@ -42,10 +42,16 @@ def expected_dump(m: M.Machine, moves: list = ()) -> list[str]:
     obj = m.to_json()
     j = ",".join
     stack = obj.get("stack", [])
+    # the round-3 fields as the machine's JSON states them (absent: the
+    # kits' defaults), so this holds before and after the typed oracle lands
+    bits = obj.get("immediate_bits", {})
+    opt = lambda v: "-" if v is None else v
     lines = [f"machine name={text(m.name)} swap={j(m.swap)} mem_to_mem={int(m.mem_to_mem)} "
              f"immediate_to={j(m.immediate_to)} cross_class={int(m.cross_class)} "
              f"cost={m.cost.mov},{m.cost.load},{m.cost.store},{m.cost.swap},{m.cost.imm} "
-             f"unit_bits=- immediate_bits_reg=- immediate_bits_mem=- reserved= scratch= "
+             f"unit_bits={opt(obj.get('unit_bits'))} immediate_bits_reg={opt(bits.get('reg'))} "
+             f"immediate_bits_mem={opt(bits.get('mem'))} reserved={j(obj.get('reserved', []))} "
+             f"scratch={j(obj.get('scratch', []))} "
              f"units={len(m.units())} source={text(m.source)}"]
     for c in m.classes:
         swap = m.swap if c.swap is None else c.swap
@@ -56,6 +62,11 @@ def expected_dump(m: M.Machine, moves: list = ()) -> list[str]:
                      f"slots={j(g['names'])}")
     for a, parts in m.aliases:
         lines.append(f"alias {a} parts={j(parts)}")
+    for t, e in obj.get("types", {}).items():
+        lines.append(f"type {t} width={e.get('width', 1)} stack={int(e.get('stack', True))} "
+                     f"classes={j(e.get('classes', []))} found=1")
+    for p in obj.get("pair_moves", []):
+        lines.append(f"pair {p['pair']} with={p['with']}")
     classes = [c.name for c in m.classes]
     for name in m.names():
         r = m.lookup(name)
