@@ -146,6 +146,31 @@ def test_several_planted_bugs_are_several_classes():
            "them" in lines
 
 
+def test_typed_class_keys():
+    """Typed requests (values of a type in the low units): the float-swap
+    miscompile, and a value lost to the undefined rest of a typed write."""
+    from verified.core import machine as M
+    from verified.tools.conform.machines import machine_failure_class
+    m = M.preset("x86-64")
+
+    def key(moves, temps, seq):
+        req = M.parse_machine_request({"machine": "x86-64", "moves": moves, "temps": temps,
+                                       "sequence": seq}, need_sequence=True)
+        verdict = M.check_machine_request(req).to_json()
+        assert verdict["ok"] is False
+        return machine_failure_class(m, req.move, seq, verdict)
+
+    assert key([["m0", "m1", "f64"], ["m1", "m0", "f64"]], ["xmm15"],
+               [["mov", "xmm15", "m0", "f64"], ["mov", "xmm15", "m1", "f64"],
+                ["mov", "m0", "xmm15", "f64"], ["mov", "m1", "xmm15", "f64"]]) == \
+        "wrong value: a slot destination holds its own old value, not its source's value"
+    # a v128 value copied through an f64 write keeps only its low half
+    assert key([["xmm0", "xmm1", "v128"]], [],
+               [["mov", "xmm0", "xmm1", "f64"]]) == \
+        ("wrong value: a xmm destination holds an undefined value (the rest of a typed "
+         "write), not its source's value")
+
+
 # ---------------------------------------------------------------------------
 # Classes on parallel moves, and shrinking within a class
 # ---------------------------------------------------------------------------

@@ -261,14 +261,16 @@ def unit_needed_by(mm: M.MachineMove, preserve: str, value: str) -> str | None:
     """The first unit (destinations' units first, in the move's order; then,
     under "all", the value's own unit when it is no destination's and no
     temporary's) that must hold ``value`` at the end; None: nothing needs
-    it.  An immediate piece is never destroyed: it can be written again."""
-    if value.startswith("#"):
+    it.  An immediate piece is never destroyed: it can be written again;
+    the undefined value (the rest of a typed write) is never needed, nor
+    are the units of a typed move's destination above its type."""
+    if value.startswith("#") or value == M.UNDEFINED:
         return None
     want = mm.expected()
     for unit, v in want.items():
         if v == value:
             return unit
-    if preserve == "all" and value not in want and value not in mm.temp_units():
+    if preserve == "all" and value not in mm.written() and value not in mm.temp_units():
         return value
     return None
 
@@ -353,8 +355,8 @@ def _unit_must_hold(mm: M.MachineMove, preserve: str, unit: str) -> str:
     want = mm.expected()
     if unit in want:
         return want[unit]
-    if unit in mm.temp_units():
-        return "any"
+    if unit in mm.temp_units() or unit in mm.written():
+        return "any"  # a temporary's, or the rest of a typed move's destination
     return unit if preserve == "all" else "any"
 
 
@@ -414,8 +416,9 @@ def explain_machine(req: M.MachineRequest) -> tuple[str, int]:
         lines.append(f"  {loc}: {' '.join(M.units(m, loc))}")
     lines.append("")
     lines.append("state after each operation (each cell: the original value the unit "
-                 "holds, a unit's name or an immediate's piece #k; * = written by it; "
-                 "(!) = an operation the machine lacks):")
+                 "holds, a unit's name, an immediate's piece #k, or ? (undefined: the rest "
+                 "of a typed write); * = written by it; (!) = an operation the machine "
+                 "lacks):")
     lines += _machine_table(mm, req.preserve, ops, cols)
     lines.append("")
     if stop is not None:

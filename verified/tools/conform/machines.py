@@ -287,10 +287,13 @@ def machine_failure_class(m: M.Machine, mm: M.MachineMove, answer: object,
 
 def _held_kind(mm: M.MachineMove, d, s, got: str) -> str:
     """What a wrong unit holds, by kind (not by where it came from: one bug
-    moves values of every class): an immediate piece, its own old value, a
+    moves values of every class): an undefined value (the rest of a typed
+    write's destination), an immediate piece, its own old value, a
     temporary's leftover, another part of its own source (a pair shifted),
     another source's value, an unmoved location's value."""
     m = mm.machine
+    if got == M.UNDEFINED:
+        return "an undefined value (the rest of a typed write)"
     if got.startswith("#"):
         return "an immediate piece" if not isinstance(s, M.Imm) else "a wrong immediate piece"
     if d is not None and got in M.units(m, d):
