@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test verify test-slow test-huge proofs crosshair bench mutation clean
+.PHONY: test verify test-slow test-huge proofs crosshair bench mutation fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,9 +61,24 @@ $(MUTATION_STAMP): $(STAMP)
 mutation: $(MUTATION_STAMP)
 	$(BIN)/python -m mutation --seed $(SEED) --sample $(SAMPLE) --budget $(BUDGET)
 
+## make fuzz: coverage-guided fuzzing (Atheris, the extra "fuzz") of every
+## entry point that reads outside data (fuzz/targets.py), FUZZ_SECONDS each,
+## from the seed corpus in fuzz/corpus/; prints inputs tried, coverage and
+## crashes per target (crash inputs in .fuzz/crashes/), exits 1 on a crash.
+## Not part of `make verify`.  make fuzz FUZZ_SECONDS=600
+FUZZ_SECONDS ?= 60
+FUZZ_STAMP := $(VENV)/.fuzz-stamp
+
+$(FUZZ_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e ".[test,proofs,fuzz]"
+	touch $(FUZZ_STAMP)
+
+fuzz: $(FUZZ_STAMP)
+	$(BIN)/python fuzz/run.py --seconds $(FUZZ_SECONDS)
+
 ## make bench: throughput and timing figures (never asserted in tests).
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info .mutation
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info .mutation .fuzz
