@@ -1,4 +1,4 @@
-"""Throughput of the machine oracle (``verified/core/machine.py``): parse a
+"""Throughput of the machine oracle (``verified/core/machine/``): parse a
 machine request and judge its sequence, in process and through ``verified
 check``, per preset and for an inline machine object (parsed per line).
 

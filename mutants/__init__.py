@@ -11,7 +11,7 @@ Hypothesis properties, the Z3 proofs, CrossHair, the allocation checker,
 * ``mutants/ssra.py``: the solid-state register allocator;
 * ``mutants/explain.py``: ``verified explain``'s "first value destroyed"
   finder;
-* ``mutants/machines.py``: the machine oracle (``verified/core/machine.py``):
+* ``mutants/machines.py``: the machine oracle (``verified/core/machine/``):
   each mutant forgets one fact of the machine model.
 
 A ``Mutant`` is one textual edit of one module of ``verified/``: ``old`` is
@@ -22,9 +22,12 @@ source and executes the result as a fresh module, with
 * ``assert`` statements stripped (``optimize=1``), as a release build would
   run, and the registry's postconditions off (``raw_definitions``), so what
   catches the mutant is the checker under test, not the code's own checks;
-* the other modules named in ``with_modules`` executed afresh beside it,
-  their references to the real module's functions re-bound to the mutated
-  ones (GREEDY's mutants reach ``permi_optimal`` through ``copyset``);
+* the other modules named in ``with_modules`` executed afresh beside it, in
+  order, their references to the real module's functions and classes (and
+  to those of the ``with_modules`` before them) re-bound to the mutated or
+  fresh ones (GREEDY's mutants reach ``permi_optimal`` through ``copyset``;
+  a mutant of one module of ``verified/core/machine/`` reaches the oracle
+  through the modules after it);
 * every top-level class the edit does not touch replaced by the real one
   (a mutated allocator still returns a real ``Allocation``).
 
@@ -75,14 +78,31 @@ class Mutant:
     z3: str | None = None
     #: an input on which a checker rejects it (the catalogue says which)
     witness: object = None
+    #: further edits of the same module applied after this one (``combine``:
+    #: a program with several planted bugs at once)
+    also: tuple["Mutant", ...] = ()
+
+
+def combine(*mutants: Mutant) -> Mutant:
+    """One mutant with every edit of ``mutants`` (all of one module, each
+    still required to occur exactly once, in order): several bugs in one
+    program, as a real one has."""
+    first, *rest = mutants
+    if any(m.module != first.module for m in rest):
+        raise AssertionError("combine: the mutants edit different modules")
+    return Mutant("+".join(m.name for m in mutants), first.module, first.old, first.new,
+                  "; ".join(m.why for m in mutants), first.family, first.entry, first.scope,
+                  first.with_modules, first.model, None, None, tuple(rest))
 
 
 def source_of(mutant: Mutant) -> str:
     """The mutated source of ``mutant.module`` (the edit applied once)."""
     real = importlib.import_module(mutant.module)
     source = inspect.getsource(real)
-    lo, hi = _scope_span(source, mutant.scope) if mutant.scope else (0, len(source))
-    return source[:lo] + _replace_once(source[lo:hi], mutant) + source[hi:]
+    for edit in (mutant, *mutant.also):
+        lo, hi = _scope_span(source, edit.scope) if edit.scope else (0, len(source))
+        source = source[:lo] + _replace_once(source[lo:hi], edit) + source[hi:]
+    return source
 
 
 @functools.cache
@@ -101,11 +121,16 @@ def load(mutant: Mutant) -> types.SimpleNamespace:
                 if k in mutated and callable(v)}
     merged: dict = {}
     for name in mutant.with_modules:
-        other = _execute(name, inspect.getsource(importlib.import_module(name)),
+        real_other = importlib.import_module(name)
+        other = _execute(name, inspect.getsource(real_other),
                          f"{name} against mutant {mutant.name}")
         for k, v in list(other.items()):
             if id(v) in replaced:
                 other[k] = replaced[id(v)]
+        # a later module sees this fresh copy, not the real one, so a chain
+        # of modules (a package split one concern a file) reaches the mutant
+        replaced.update({id(v): other[k] for k, v in vars(real_other).items()
+                         if k in other and callable(v) and id(v) not in replaced})
         merged.update(other)
     merged.update(mutated)
     return types.SimpleNamespace(**{k: v for k, v in merged.items() if not k.startswith("__")})

@@ -67,4 +67,35 @@ MUTANTS = [
        "the operation after the one that destroyed the value is blamed", CHAIN),
 ]
 
-BY_NAME = {m.name: m for m in MUTANTS}
+#: the same finder on machines, unit by unit (``machine_first_loss`` and
+#: ``unit_needed_by``); witnesses are machine requests
+SWAP = ('{"machine": "x86-64", "moves": [["rax", "rcx"], ["rcx", "rax"]], "temps": ["r15"]}',
+        '[["mov", "r15", "rax"], ["mov", "rax", "rcx"], ["mov", "rcx", "r15"]]')
+CLOBBER = ('{"machine": "x86-64", "moves": [["rax", "rcx"], ["rcx", "rax"]], "temps": []}',
+           '[["mov", "rax", "rcx"]]')
+
+
+def _mm(name: str, scope: str, old: str, new: str, why: str, witness: tuple) -> Mutant:
+    return Mutant(name, EXPLAIN, old, new, why, family="explain", entry="machine_first_loss",
+                  scope=scope, witness=witness)
+
+
+MACHINE_MUTANTS = [
+    _mm("unit_loss_never_reported", "machine_first_loss",
+        "            if not copies(value):", "            if False:",
+        "the machine finder never reports a destroyed value", CLOBBER),
+    _mm("unit_loss_ignores_new_copies", "machine_first_loss",
+        "            copies(state.get(u, u)).add(u)\n", "            pass\n",
+        "a value copied to another unit is not counted as a copy", SWAP),
+    _mm("unit_loss_forgets_what_must_keep_its_value", "unit_needed_by",
+        '    if preserve == "all" and value not in want', '    if False and value not in want',
+        'under "all", a unit that is no destination\'s is not seen to need its own value',
+        ('{"machine": "x86-64", "moves": [["rcx", "rax"]], "temps": []}',
+         '[["mov", "rdx", "rax"], ["mov", "rcx", "rdx"]]')),
+    _mm("unit_loss_blames_the_next_operation", "machine_first_loss",
+        "return UnitLoss(index, op, u, value, needer)",
+        "return UnitLoss(index + 1, op, u, value, needer)",
+        "the operation after the one that destroyed the value is blamed", CLOBBER),
+]
+
+BY_NAME = {m.name: m for m in MUTANTS + MACHINE_MUTANTS}

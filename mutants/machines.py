@@ -1,4 +1,4 @@
-"""Mutants of the machine oracle (``verified/core/machine.py``): each one
+"""Mutants of the machine oracle (``verified/core/machine/``): each one
 small edit of the real code (the engine in ``mutants/__init__.py``) that
 makes the oracle forget one fact of the machine model.
 
@@ -19,12 +19,24 @@ import json
 from . import Mutant
 
 MACHINE = "verified.core.machine"
+#: the modules of the machine package, in the order of the math: a mutant
+#: edits one, and the ones after it (which import it) and the package itself
+#: (which re-exports every name) run afresh against it (``with_modules``); the
+#: ones before it do not import it and stay as they are
+MODULES = tuple(f"{MACHINE}.{m}" for m in
+                ("description", "locations", "operations", "semantics", "oracle"))
+#: where each edited function or class lives
+HOME = {"MachineMove": "oracle", "judge": "oracle", "_resolve_names": "description",
+        "_single_illegal": "operations", "_immediate_illegal": "operations",
+        "effects": "semantics", "Imm": "locations", "holds": "locations"}
 
 
 def _m(name: str, scope: str, old: str, new: str, why: str, witness: dict,
        z3: str | None = None) -> Mutant:
-    return Mutant(name, MACHINE, old, new, why, family="machine", entry="check_machine_request",
-                  scope=scope, z3=z3, witness=json.dumps(witness))
+    module = f"{MACHINE}.{HOME[scope.split('.')[0]]}"
+    return Mutant(name, module, old, new, why, family="machine", entry="check_machine_request",
+                  scope=scope, z3=z3, witness=json.dumps(witness),
+                  with_modules=MODULES[MODULES.index(module) + 1:] + (MACHINE,))
 
 
 MUTANTS = [
@@ -49,7 +61,7 @@ MUTANTS = [
        "xchg between two stack slots passes (x86 has none)",
        {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]],
         "sequence": [["swap", "m0", "m1"]]}, z3="slot_swap_allowed"),
-    _m("list_moved_at_once", "step",
+    _m("list_moved_at_once", "effects",
        "    split = parts(m, op)", "    split = [op]",
        "a register pair is moved in one go, hiding the lost high half of a shifted pair",
        {"machine": "riscv64", "moves": [[["a1", "a2"], ["a0", "a1"]]],
@@ -70,7 +82,7 @@ MUTANTS = [
         "sequence": [["mov", "t0", "f0"], ["mov", "f0", "f1"], ["mov", "f1", "t0"]]},
        z3="cross_class_forgotten"),
     _m("op_width_forgotten", "_single_illegal",
-       "    if rx.width != ry.width:", "    if False:",
+       "    if t is None and rx.width != ry.width:", "    if False:",
        "a mov between locations of different widths passes (and copies a part)",
        {"machine": "x86-64", "moves": [["m0", "m1"]], "temps": ["xmm0"],
         "sequence": [["mov", "xmm0", "m1"], ["mov", "m0", "xmm0"]]}, z3="op_width_forgotten"),
@@ -94,13 +106,45 @@ MUTANTS = [
        {"machine": "armv7-vfp", "moves": [["d0", "d1"]], "temps": ["s0"],
         "sequence": [["mov", "d0", "d1"]]}),
     _m("imm_pieces_equal", "Imm.piece",
-       '        return f"#{self.value}" if k == 0 else f"#{self.value}.{k}"',
-       '        return f"#{self.value}"',
+       "        k = self.offset + i", "        k = 0",
        "every unit of a wide constant holds the same piece: a 128-bit constant written "
        "as the same immediate into both halves passes",
        {"machine": "riscv64", "moves": [[["a0", "a1"], {"imm": 5}]],
         "sequence": [["mov", "a0", {"imm": 5}], ["mov", "a1", {"imm": 5}]]},
        z3="imm_pieces_equal"),
+    # typed values and immediates as bit patterns (round 3)
+    _m("typed_rest_kept", "effects",
+       "                out.append((\"set\", [(u, UNDEFINED) for u in du[w:]]))",
+       "                pass",
+       "a typed mov keeps the rest of its destination: a borrowed xmm register saved "
+       "and restored as a double passes with its high half lost",
+       {"machine": "x86-64", "moves": [["m0", "m1", "f64"]], "temps": ["mw0"],
+        "sequence": [["mov", "mw0", "xmm15", "f64"], ["mov", "xmm15", "m1", "f64"],
+                     ["mov", "m0", "xmm15", "f64"], ["mov", "xmm15", "mw0", "f64"]]}),
+    _m("type_width_ignored", "holds",
+       "    if w < t.width:", "    if False:",
+       "a location narrower than the type holds it: a double is truncated into one "
+       "32-bit core register",
+       {"machine": "armv7-vfp", "moves": [["r0", "d1", "f64"]],
+        "sequence": [["mov", "r0", "d1", "f64"]]}),
+    _m("type_classes_ignored", "holds",
+       "        other = next((r for r in regs if r.cls not in t.classes), None)",
+       "        other = None",
+       "a register of a class the type does not list holds it: an i32 in a d register",
+       {"machine": "armv7-vfp", "moves": [["d0", "r0", "i32"]],
+        "sequence": [["mov", "d0", "r0", "i32"]]}),
+    _m("imm_bits_sliced_wrong", "Imm.piece",
+       "            return f\"#{(self.value >> (k * bits)) & ((1 << bits) - 1)}\"",
+       "            return f\"#{(self.value >> k) & ((1 << bits) - 1)}\"",
+       "unit i of a constant is sliced at bit i, not at bit i * unit_bits: a wrong high "
+       "half of a 128-bit constant passes",
+       {"machine": "x86-64", "moves": [[["rdx", "rbx"], {"imm": 7}]],
+        "sequence": [["mov", "rdx", {"imm": 7}], ["mov", "rbx", {"imm": 3}]]}),
+    _m("immediate_bits_forgotten", "_immediate_illegal",
+       "    limit = m.immediate_limit(where)", "    limit = None",
+       "a 64-bit constant stored straight to a slot passes on x86-64 (mov m64 takes imm32)",
+       {"machine": "x86-64", "moves": [["m0", {"imm": 1 << 40}, "i64"]],
+        "sequence": [["mov", "m0", {"imm": 1 << 40}, "i64"]]}),
 ]
 
 BY_NAME = {m.name: m for m in MUTANTS}

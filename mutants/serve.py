@@ -5,6 +5,7 @@ a client program for ``verified conform --machine``:
 
 NAME is a mutant of ``mutants/machine_clients.py`` (one edit of the real
 ``verified/algorithms/resolve.py``, loaded by the one engine,
+``NAME+NAME...`` several of them at once (``mutants.combine``),
 ``mutants.load``: asserts stripped, the registry's postcondition off, so
 that what catches it is conform and the oracle).  Each request line is
 answered like ``verified solve --algorithm resolve`` answers it (the same
@@ -22,12 +23,12 @@ from verified.core.machine import MachineRequest
 from verified.core.semantics import PreconditionError
 from verified.tools.wire import parse_any, serve
 
-from . import run
+from . import combine, run
 from .machine_clients import BY_NAME
 
 
 def handler(name: str):
-    resolve = run(BY_NAME[name])
+    resolve = run(combine(*(BY_NAME[n] for n in name.split("+"))))
 
     def handle(obj: object) -> tuple[dict, int]:
         req = parse_any(obj, need_sequence=False)
@@ -40,8 +41,9 @@ def handler(name: str):
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or argv[0] not in BY_NAME:
-        print("usage: python -m mutants.serve NAME, NAME one of: " + ", ".join(BY_NAME),
+    if len(argv) != 1 or not all(n in BY_NAME for n in argv[0].split("+")):
+        print("usage: python -m mutants.serve NAME[+NAME...], NAME one of: "
+              + ", ".join(BY_NAME),
               file=sys.stderr)
         return EXIT_BAD_INPUT
     serve(sys.stdin.buffer, sys.stdout, handler(argv[0]))

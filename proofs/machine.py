@@ -1,4 +1,4 @@
-"""The Z3 semantics of machines (``verified/core/machine.py``,
+"""The Z3 semantics of machines (``verified/core/machine/``,
 ``docs/machines.md``): units, aliases, register pairs, immediates, and the
 legality of every operation, encoded from a machine's JSON description and
 cross-checked against the Python oracle.

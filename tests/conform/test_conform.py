@@ -81,17 +81,18 @@ conform: {exe}
   model swap, temps [], preserve all; exhaustive, every parallel move over 1..3 registers
 checked: 75 of 75 answers in T s (T answers/s)
 correct: 72
-wrong sequences: 3
+wrong sequences: 3 in 1 class
 first wrong answer: case #48 (r0 <- r1, r1 <- r0, r2 <- r0)
   request: {{"moves": [[0, 1], [1, 0], [2, 0]], "model": "swap", "temps": [], "registers": 3}}
   answer:  {{"sequence": [["swap", 1, 0]]}}
   verdict: {{"ok": false, "length": 1, "reason": "destination r2 must hold the original value of r0 but holds that of r2", "counterexample": {{"location": 2, "expected": "r0", "got": "r2"}}}}
-smallest wrong answer (shrunk in 0 step(s), re-run alone in a fresh process):
-  case:    (r0 <- r1, r1 <- r0, r2 <- r0)
-  request: {{"moves": [[0, 1], [1, 0], [2, 0]], "model": "swap", "temps": [], "registers": 3}}
-  answer:  {{"sequence": [["swap", 1, 0]]}}
-  verdict: {{"ok": false, "length": 1, "reason": "destination r2 must hold the original value of r0 but holds that of r2", "counterexample": {{"location": 2, "expected": "r0", "got": "r2"}}}}
-  explain: verified explain --request '{{"moves": [[0, 1], [1, 0], [2, 0]], "model": "swap", "temps": [], "registers": 3}}' --sequence '[["swap", 1, 0]]'
+class 1 of 1: 3 wrong sequences: wrong value: a destination holds its own old value, not its source's value
+  smallest (shrunk in 0 step(s), re-run alone in a fresh process):
+    case:    (r0 <- r1, r1 <- r0, r2 <- r0)
+    request: {{"moves": [[0, 1], [1, 0], [2, 0]], "model": "swap", "temps": [], "registers": 3}}
+    answer:  {{"sequence": [["swap", 1, 0]]}}
+    verdict: {{"ok": false, "length": 1, "reason": "destination r2 must hold the original value of r0 but holds that of r2", "counterexample": {{"location": 2, "expected": "r0", "got": "r2"}}}}
+    explain: verified explain --request '{{"moves": [[0, 1], [1, 0], [2, 0]], "model": "swap", "temps": [], "registers": 3}}' --sequence '[["swap", 1, 0]]'
 result: FAIL: wrong answers (exit 1)
 """
 

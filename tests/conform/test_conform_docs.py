@@ -107,6 +107,11 @@ CLASS_RUNS: dict[str, list[tuple[str, ...]]] = {
     "a solvable case declined (`{\"unsupported\": ...}` or `{\"error\": ...}`)": [
         ("--cmd", _client(REFUSE), *SWAP2),
         ("--cmd", _client("say(json.dumps({'error': 'no'}))"), *SWAP2)],
+    "the program's own failure (`{\"failure\": ...}`), with or without `--allow-refusals`": [
+        ("--cmd", _client("say(json.dumps({'failure': 'V8 crash'}) if i == 5 else ok(r))"),
+         *SWAP2),
+        ("--cmd", _client("say(json.dumps({'failure': 'V8 crash'}) if i == 5 else ok(r))"),
+         *SWAP2, "--allow-refusals")],
     "a solvable case declined, with `--allow-refusals`": [
         ("--cmd", _client(REFUSE), *SWAP2, "--allow-refusals")],
     "only unsolvable cases declined (temp model, a bare cycle, no temporary)": [
@@ -125,7 +130,11 @@ CLASS_RUNS: dict[str, list[tuple[str, ...]]] = {
     "the program exits (or closes its output) before answering everything": [
         ("--cmd", _client("say(ok(r))\nif i == 3: sys.exit(0)"), *SWAP2),
         ("--cmd", "true", *SWAP2)],
-    "a line that is not an answer": [("--cmd", _client("say('hello')"), *SWAP2)],
+    "a line that is not an answer (an unknown field, or two answer fields such as "
+    "`\"sequence\"` and `\"unsupported\"`, included)": [
+        ("--cmd", _client("say('hello')"), *SWAP2),
+        ("--cmd", _client("say('{\"sequence\": [], \"unsupported\": \"x\"}')"), *SWAP2),
+        ("--cmd", _client("say('{\"sequence\": [], \"cost\": 0}')"), *SWAP2)],
     "one answer line skipped": [
         ("--cmd", _client("if i != 4: say(ok(r))"), "--model", "swap", "--registers", "3")],
     "one answer line printed twice, or more answer lines than requests": [
@@ -134,7 +143,9 @@ CLASS_RUNS: dict[str, list[tuple[str, ...]]] = {
         ("--cmd", _client("say(ok(r))", after="say(ok(r))"), *SWAP2)],
     "bad use: `--random 0`, `--timeout` not a finite number > 0, `--jobs` outside 1..256, "
     "`--registers` outside 1..1048576, `--relabel` without `--shapes`, an empty `--seed` "
-    "or `--cmd`, no `--model`": [
+    "or `--cmd`, no `--model`, `--max-classes` outside 1..100": [
+        ("--cmd", "cat", "--model", "swap", "--max-classes", "0"),
+        ("--cmd", "cat", "--model", "swap", "--max-classes", "101"),
         ("--cmd", "cat", "--model", "swap", "--random", "0"),
         ("--cmd", "cat", "--model", "swap", "--timeout", "nan"),
         ("--cmd", "cat", "--model", "swap", "--timeout", "0"),
@@ -155,7 +166,8 @@ BREAK_KIND = {
     "no answer within `--timeout`": {"timeout"},
     "the program is killed by a signal or exits non-zero mid-run": {"crash"},
     "the program exits (or closes its output) before answering everything": {"exited early"},
-    "a line that is not an answer": {"garbage"},
+    "a line that is not an answer (an unknown field, or two answer fields such as "
+    "`\"sequence\"` and `\"unsupported\"`, included)": {"garbage"},
     "one answer line skipped": {"skipped an answer"},
     "one answer line printed twice, or more answer lines than requests":
         {"repeated an answer", "extra output"},

@@ -23,7 +23,7 @@ def test_a_program_that_cannot_start():
         "program": "/nonexistent/solver --json", "exit": 2, "model": "swap", "temps": [],
         "preserve": "all", "cases": "exhaustive, every parallel move over 1..2 registers",
         "planned": 11, "run": 0, "correct": 0, "refused_unsolvable": 0, "failures": 0,
-        "refusals": 0, "cases_per_second": 0,
+        "program_failures": 0, "refusals": 0, "cases_per_second": 0,
         "broken": {"kind": "cannot start", "stderr": "", "message":
                    "cannot run /nonexistent/solver --json: [Errno 2] No such file or "
                    "directory: '/nonexistent/solver'"}}

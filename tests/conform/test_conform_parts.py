@@ -144,12 +144,24 @@ def test_classify():
         C.REFUSED, {"key": "unsupported", "why": "no"})
     assert C.classify(ct, case, b'{"error": {"code": 3}}', False) == (
         C.REFUSED, {"key": "error", "why": '{"code": 3}'})
+    # the program's own failure: neither a refusal nor a sequence, its class
+    # the text with numbers as N (two aborts differing in a line number are one)
+    assert C.classify_full(ct, case, b'{"failure": "V8 crash at line 12"}', False) == (
+        C.FAILED, {"key": "failure", "why": "V8 crash at line 12"}, "failure: VN crash at line N")
     for garbage, why in [
         (b"[1]", "answer is not a JSON object: b'[1]'"),
         (b"\xff\xfe", "answer is not JSON (line is not UTF-8 (invalid start byte at byte 0)):"
                       " b'\\xff\\xfe'"),
-        (b'{"ok": true}', 'answer has none of "sequence", "unsupported", "error": '
-                          'b\'{"ok": true}\''),
+        (b'{"ok": true}', 'answer has unknown field(s) "ok"; an answer has exactly one of '
+                          '"sequence", "unsupported", "error", "failure": b\'{"ok": true}\''),
+        (b'{}', 'answer has none of "sequence", "unsupported", "error", "failure": b\'{}\''),
+        (b'{"sequence": [], "unsupported": "x"}',
+         'answer has both "sequence" and "unsupported"; an answer has exactly one of '
+         '"sequence", "unsupported", "error", "failure": '
+         'b\'{"sequence": [], "unsupported": "x"}\''),
+        (b'{"sequence": [["swap", 0, 1]], "id": 7}',
+         'answer has unknown field(s) "id"; an answer has exactly one of "sequence", '
+         '"unsupported", "error", "failure": b\'{"sequence": [["swap", 0, 1]], "id": 7}\''),
         (b'{"sequence": [], "sequence": [["swap", 0, 1]]}',
          'answer is not JSON (line is not a valid request: the key "sequence" appears '
          'twice): b\'{"sequence": [], "sequence": [["swap", 0, 1]]}\''),

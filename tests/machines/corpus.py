@@ -83,6 +83,39 @@ BUG_CLASSES += [
      [["mov", ["a0", "a1"], {"imm": 5}]], True),
 ]
 
+# typed values, immediates as bit patterns, pair moves (round 3)
+F64_SWAP = {"machine": "x86-64", "moves": [["m0", "m1", "f64"], ["m1", "m0", "f64"]],
+            "temps": ["xmm15", "r11"]}
+WIDE_CONSTANT = {"machine": "x86-64", "moves": [[["rdx", "rbx"], {"imm": -2}]]}
+BORROW_XMM = {"machine": "x86-64", "moves": [["m0", "m1", "f64"]], "temps": ["mw0"]}
+BUG_CLASSES += [
+    # two spilled doubles swapped through xmm15: the slot-to-slot copy m0 <- m1
+    # reuses xmm15 while it still holds the parked m0 (the JIT bug, typed)
+    ("float_slot_swap", {**F64_SWAP, "temps": ["xmm15"]},
+     [["mov", "xmm15", "m0", "f64"], ["mov", "xmm15", "m1", "f64"],
+      ["mov", "m0", "xmm15", "f64"], ["mov", "m1", "xmm15", "f64"]], False),
+    ("float_slot_swap", F64_SWAP,
+     [["mov", "xmm15", "m0", "f64"], ["mov", "r11", "m1", "f64"],
+      ["mov", "m0", "r11", "f64"], ["mov", "m1", "xmm15", "f64"]], True),
+    # a 128-bit -2 in two 64-bit halves: the high half is all ones, not 0
+    ("wide_constant_halves", WIDE_CONSTANT,
+     [["mov", "rdx", {"imm": -2}], ["mov", "rbx", {"imm": 0}]], False),
+    ("wide_constant_halves", WIDE_CONSTANT,
+     [["mov", "rdx", {"imm": -2}], ["mov", "rbx", {"imm": -1}]], True),
+    # a borrowed xmm register saved and restored as a double: its high half is lost
+    ("typed_save_of_a_borrowed_register", BORROW_XMM,
+     [["mov", "mw0", "xmm15", "f64"], ["mov", "xmm15", "m1", "f64"],
+      ["mov", "m0", "xmm15", "f64"], ["mov", "xmm15", "mw0", "f64"]], False),
+    ("typed_save_of_a_borrowed_register", BORROW_XMM,
+     [["mov", "mw0", "xmm15"], ["mov", "xmm15", "m1", "f64"],
+      ["mov", "m0", "xmm15", "f64"], ["mov", "xmm15", "mw0"]], True),
+    # a double in a core-register pair (soft-float AAPCS) into a d register
+    ("pair_move_vmov", {"machine": "armv7-vfp", "moves": [["d0", ["r0", "r1"], "f64"]]},
+     [["mov", "s0", "r0"], ["mov", "s1", "r0"]], False),
+    ("pair_move_vmov", {"machine": "armv7-vfp", "moves": [["d0", ["r0", "r1"], "f64"]]},
+     [["mov", "d0", ["r0", "r1"], "f64"]], True),
+]
+
 # (name, request with "sequence"): every operation class a machine can lack
 ILLEGAL = [
     ("mov_mem_mem", {"machine": "x86-64", "moves": [["m0", "m1"]],
@@ -128,6 +161,24 @@ ILLEGAL = [
     ("not_a_list", {"machine": "x86-64", "moves": [["rax", "rbx"]], "sequence": "mov"}),
     ("second_op_illegal", {"machine": "x86-64", "moves": [["m0", "m1"]], "temps": ["rax"],
                            "sequence": [["mov", "rax", "m1"], ["mov", "m0", "m1"]]}),
+    # typed operations and immediates (round 3)
+    ("imm_wider_than_store", {"machine": "x86-64", "moves": [["m0", {"imm": 1 << 40}, "i64"]],
+                              "sequence": [["mov", "m0", {"imm": 1 << 40}, "i64"]]}),
+    ("imm_does_not_fit", {"machine": "x86-64", "moves": [["rax", "rbx"]],
+                          "sequence": [["mov", "rax", {"imm": 1 << 64}]]}),
+    ("typed_cannot_hold", {"machine": "x86-64", "moves": [["rax", "xmm0", "f64"]],
+                           "sequence": [["mov", "rax", "xmm0", "v128"]]}),
+    ("typed_swap_class_lacks", {"machine": "x86-64",
+                                "moves": [["xmm0", "xmm1", "f64"], ["xmm1", "xmm0", "f64"]],
+                                "sequence": [["swap", "xmm0", "xmm1", "f64"]]}),
+    ("unknown_type", {"machine": "x86-64", "moves": [["rax", "rbx"]],
+                      "sequence": [["mov", "rax", "rbx", "f80"]]}),
+    ("typed_list_too_wide", {"machine": "armv7-vfp",
+                             "moves": [[["r0", "r1"], ["r2", "r3"], "i64"]],
+                             "sequence": [["mov", ["r0", "r1", "r4"], ["r2", "r3", "r5"],
+                                           "i64"]]}),
+    ("pair_move_lacking", {"machine": "riscv64", "moves": [[["a0", "a1"], ["a2", "a3"]]],
+                           "sequence": [["mov", ["a0", "a1"], "fa0"]]}),
 ]
 
 # (name, request): bad input
@@ -184,4 +235,21 @@ BAD_INPUT = [
     ("machine_bad_name", {"machine": {"classes": {"g": {"registers": ["a.0"]}}}, "moves": []}),
     ("machine_stack_both", {"machine": {"classes": {"g": {"registers": ["a"]}},
                                         "stack": {"slots": 2, "names": ["m0"]}}, "moves": []}),
+    # typed values and immediates (round 3)
+    ("unknown_type", {"machine": "x86-64", "moves": [["rax", "rbx", "f80"]]}),
+    ("type_on_untyped_machine", {"machine": TWO_CLASSES, "moves": [["a0", "a1", "i64"]]}),
+    ("cannot_hold_type", {"machine": "x86-64", "moves": [["rax", "xmm0", "v128"]]}),
+    ("slot_too_narrow_for_type", {"machine": "x86-64", "moves": [["m0", "xmm0", "v128"]]}),
+    ("register_too_narrow_for_type", {"machine": "armv7-vfp", "moves": [["r0", "d1", "f64"]]}),
+    ("imm_does_not_fit", {"machine": "x86-64", "moves": [["rax", {"imm": 1 << 64}]]}),
+    ("imm_does_not_fit_type", {"machine": "armv7-vfp", "moves": [["r0", {"imm": 1 << 32}, "i32"]]}),
+    ("move_too_long", {"machine": "x86-64", "moves": [["rax", "rbx", "i64", "x"]]}),
+    ("machine_type_bad_class", {"machine": {"classes": {"g": {"registers": ["a"]}},
+                                            "types": {"i64": {"width": 1, "classes": ["fpr"]}}},
+                                "moves": []}),
+    ("machine_bad_pair_move", {"machine": {"classes": {"g": {"registers": ["a"]}},
+                                           "pair_moves": [{"pair": "g", "with": "x"}]},
+                               "moves": []}),
+    ("machine_bad_immediate_bits", {"machine": {"classes": {"g": {"registers": ["a"]}},
+                                                "immediate_bits": {"reg": 0}}, "moves": []}),
 ]

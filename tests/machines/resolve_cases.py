@@ -49,3 +49,34 @@ VARIANTS = [
 #: every combination (``make test-slow``)
 ALL_VARIANTS = [dict(swap=s, m2m=mm, imm_mem=i, temp=t) for s in SWAPS for mm in (False, True)
                 for i in (False, True) for t in TEMPS]
+
+
+#: a small typed machine (``docs/machines.md``, typed values): one GPR ``a``,
+#: one two-unit vector register ``v`` (an xmm), two one-unit slots, 8-bit
+#: units; ``f`` (a double) lives in ``v``'s low unit, in ``a`` and in slots,
+#: ``w`` (a whole vector) in ``v`` only
+TYPED = {"name": "small-typed", "unit_bits": 8,
+         "classes": {"gpr": {"registers": ["a"]},
+                     "vec": {"registers": ["v"], "width": 2, "immediate": False}},
+         "stack": {"names": ["m0", "m1"]}, "swap": ["reg-reg", "reg-mem"],
+         "classes_swap_note": None}
+del TYPED["classes_swap_note"]
+TYPED_TYPES = {"f": {"width": 1, "classes": ["vec", "gpr"], "stack": True},
+               "w": {"width": 2, "classes": ["vec"], "stack": False}}
+TYPED_LOCS = ("a", "v", "m0", "m1")
+
+
+def small_typed(temp: str = "none") -> M.Machine:
+    obj = {**TYPED, "types": TYPED_TYPES}
+    if temp == "treg":
+        obj["classes"] = {**TYPED["classes"], "gpr": {"registers": ["a", "t"]}}
+    return M.machine(obj)
+
+
+def typed_requests(m: M.Machine, temp: str = "none"):
+    """Every move of doubles (type ``f``) over TYPED_LOCS: each location gets
+    one of the 4 locations, the constant -2, or nothing (6**4 = 1296)."""
+    for choice in itertools.product(range(6), repeat=4):
+        moves = [[d, TYPED_LOCS[c] if c < 4 else {"imm": -2}, "f"]
+                 for d, c in zip(TYPED_LOCS, choice) if c != 4]
+        yield M.MachineMove.make(m, moves, TEMPS[temp])

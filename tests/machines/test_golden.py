@@ -40,8 +40,16 @@ GOLDEN_BUGS = [
     (0, '{"ok": true, "length": 6, "cost": 6}'),
     (1, '{"ok": false, "length": 3, "cost": 3, "reason": "rax (unit rax) is not a destination, so it must keep its own value, but it was clobbered with that of m1", "counterexample": {"location": "rax", "unit": "rax", "expected": "rax", "got": "m1"}}'),
     (0, '{"ok": true, "length": 3, "cost": 3}'),
-    (1, '{"ok": false, "length": 2, "cost": 2, "reason": "destination [a0, a1] (unit a1) must hold the immediate piece #5.1 but holds the immediate piece #5", "counterexample": {"location": ["a0", "a1"], "unit": "a1", "expected": "#5.1", "got": "#5"}}'),
+    (1, '{"ok": false, "length": 2, "cost": 2, "reason": "destination [a0, a1] (unit a1) must hold the immediate piece #0 but holds the immediate piece #5", "counterexample": {"location": ["a0", "a1"], "unit": "a1", "expected": "#0", "got": "#5"}}'),
     (0, '{"ok": true, "length": 1, "cost": 2}'),
+    (1, '{"ok": false, "length": 4, "cost": 4, "reason": "destination m1 (unit m1) must hold the original value of m0 but holds that of m1", "counterexample": {"location": "m1", "unit": "m1", "expected": "m0", "got": "m1"}}'),
+    (0, '{"ok": true, "length": 4, "cost": 4}'),
+    (1, '{"ok": false, "length": 2, "cost": 2, "reason": "destination [rdx, rbx] (unit rbx) must hold the immediate piece #18446744073709551615 but holds the immediate piece #0", "counterexample": {"location": ["rdx", "rbx"], "unit": "rbx", "expected": "#18446744073709551615", "got": "#0"}}'),
+    (0, '{"ok": true, "length": 2, "cost": 2}'),
+    (1, '{"ok": false, "length": 4, "cost": 4, "reason": "xmm15 (unit xmm15.1) is not a destination, so it must keep its own value, but it was clobbered with an undefined value (the rest of a typed write\'s destination)", "counterexample": {"location": "xmm15", "unit": "xmm15.1", "expected": "xmm15.1", "got": "?"}}'),
+    (0, '{"ok": true, "length": 4, "cost": 4}'),
+    (1, '{"ok": false, "length": 2, "cost": 2, "reason": "destination d0 (unit s1) must hold the original value of r1 but holds that of r0", "counterexample": {"location": "d0", "unit": "s1", "expected": "r1", "got": "r0"}}'),
+    (0, '{"ok": true, "length": 1, "cost": 1}'),
 ]
 
 GOLDEN_ILLEGAL = {
@@ -67,6 +75,13 @@ GOLDEN_ILLEGAL = {
     'swap_imm': '{"ok": false, "length": 1, "reason": "operation #0: {\\"imm\\": 1} is an immediate, which cannot be written to", "operation": 0}',
     'not_a_list': '{"ok": false, "length": 0, "reason": "\\"sequence\\" must be a list of operations, not \\"mov\\""}',
     'second_op_illegal': '{"ok": false, "length": 2, "reason": "operation #1: mov m0, m1 is a memory-to-memory move, which x86-64 lacks (mem_to_mem is false)", "operation": 1}',
+    'imm_wider_than_store': '{"ok": false, "length": 1, "reason": "operation #0: mov.i64 m0, #1099511627776 writes the constant 1099511627776 into a stack slot, but one mov of x86-64 writes at most a 32-bit immediate there (immediate_bits); build it in a register first", "operation": 0}',
+    'imm_does_not_fit': '{"ok": false, "length": 1, "reason": "operation #0: mov rax, #18446744073709551616: the constant 18446744073709551616 does not fit in 64 bits (1 unit(s) of 64 bits); a constant takes -2^63 .. 2^64-1 there", "operation": 0}',
+    'typed_cannot_hold': '{"ok": false, "length": 1, "reason": "operation #0: mov.v128 rax, xmm0: rax cannot hold v128: rax is of class gpr (v128 is 2 unit(s) wide and lives in registers of class xmm or stack slots at least 2 unit(s) wide)", "operation": 0}',
+    'typed_swap_class_lacks': '{"ok": false, "length": 1, "reason": "operation #0: swap.f64 xmm0, xmm1 is a reg-reg swap, which class xmm of x86-64 lacks (its swaps: none)", "operation": 0}',
+    'unknown_type': '{"ok": false, "length": 1, "reason": "operation #0: unknown type \\"f80\\" on x86-64; its types are i32, i64, f32, f64, v128: name one of them, or drop the type for an untyped value that fills its locations", "operation": 0}',
+    'typed_list_too_wide': '{"ok": false, "length": 1, "reason": "operation #0: mov.i64 [r0, r1, r4], [r2, r3, r5]: the list [r0, r1, r4] has width 3, but a typed operation on a list moves it part by part, so the list must be exactly as wide as i64 (2)", "operation": 0}',
+    'pair_move_lacking': '{"ok": false, "length": 1, "reason": "operation #0: mov [a0, a1], fa0 pairs a list of 2 part(s) with a single location; a list operand is moved part by part, so the other side must be a list of as many parts", "operation": 0}',
 }
 
 GOLDEN_BAD = {
@@ -89,7 +104,7 @@ GOLDEN_BAD = {
     'unknown_field': '{"error": "line 1: unknown field(s) \'cost\'; a machine request has id, machine, moves, temps, preserve, sequence"}',
     'unknown_preset': '{"error": "line 1: unknown machine \'z80\'; the presets are x86-64, aarch64, riscv64, armv7-vfp (or give a machine object, docs/machines.md)"}',
     'machine_not_object': '{"error": "line 1: \\"machine\\": must be a preset name (x86-64, aarch64, riscv64, armv7-vfp) or a machine object, not 5"}',
-    'machine_unknown_field': '{"error": "line 1: \\"machine\\": a machine object has unknown field(s) \'regs\'; it has name, source, classes, aliases, stack, swap, mem_to_mem, immediate_to, cross_class, cost"}',
+    'machine_unknown_field': '{"error": "line 1: \\"machine\\": a machine object has unknown field(s) \'regs\'; it has name, source, classes, aliases, stack, swap, mem_to_mem, immediate_to, cross_class, cost, unit_bits, types, immediate_bits, pair_moves"}',
     'machine_no_classes': '{"error": "line 1: \\"machine\\": missing \\"classes\\": {\\"NAME\\": {\\"registers\\": [...], \\"width\\": W}, ...}"}',
     'machine_duplicate_name': '{"error": "line 1: \\"machine\\": \'a\' is declared twice (class \'g\' and class \'h\')"}',
     'machine_slot_clash': '{"error": "line 1: \\"machine\\": slot \'s0\' is declared twice (class \'s\' and the stack) (a machine whose registers use s-names names its slots otherwise: \\"names\\": [\\"m0\\", \\"m1\\", ...])"}',
@@ -103,6 +118,17 @@ GOLDEN_BAD = {
     'machine_bad_cost': '{"error": "line 1: \\"machine\\": \\"cost\\": \'mov\' must be a whole number in 0..65536, not -1"}',
     'machine_bad_name': '{"error": "line 1: \\"machine\\": a register of class \'g\' must be a name (a letter or _, then letters, digits, _), not \'a.0\'"}',
     'machine_stack_both': '{"error": "line 1: \\"machine\\": \\"stack\\" needs exactly one of \\"slots\\": N (slots s0..s{N-1}) or \\"names\\": [...]"}',
+    'unknown_type': '{"error": "line 1: move #0 [\\"rax\\", \\"rbx\\", \\"f80\\"]: unknown type \\"f80\\" on x86-64; its types are i32, i64, f32, f64, v128: name one of them, or drop the type for an untyped value that fills its locations"}',
+    'type_on_untyped_machine': '{"error": "line 1: move #0 [\\"a0\\", \\"a1\\", \\"i64\\"]: \\"i64\\" names a type, but two-classes declares no types; drop the type (an untyped value fills its locations) or describe the machine\'s \\"types\\" (docs/machines.md)"}',
+    'cannot_hold_type': '{"error": "line 1: move rax <- xmm0 (v128): rax cannot hold v128: rax is of class gpr (v128 is 2 unit(s) wide and lives in registers of class xmm or stack slots at least 2 unit(s) wide)"}',
+    'slot_too_narrow_for_type': '{"error": "line 1: move m0 <- xmm0 (v128): m0 has width 1, too narrow for v128 (v128 is 2 unit(s) wide and lives in registers of class xmm or stack slots at least 2 unit(s) wide)"}',
+    'register_too_narrow_for_type': '{"error": "line 1: move r0 <- d1 (f64): r0 has width 1, too narrow for f64 (f64 is 2 unit(s) wide and lives in registers of class d or gpr or stack slots at least 2 unit(s) wide)"}',
+    'imm_does_not_fit': '{"error": "line 1: move rax <- #18446744073709551616: the constant 18446744073709551616 does not fit in 64 bits (1 unit(s) of 64 bits); a constant takes -2^63 .. 2^64-1 there"}',
+    'imm_does_not_fit_type': '{"error": "line 1: move r0 <- #4294967296 (i32): the constant 4294967296 does not fit in 32 bits (1 unit(s) of 32 bits); a constant takes -2^31 .. 2^32-1 there"}',
+    'move_too_long': '{"error": "line 1: move #0 must be a [dst, src] pair (or [dst, src, TYPE]), not [\\"rax\\", \\"rbx\\", \\"i64\\", \\"x\\"]"}',
+    'machine_type_bad_class': '{"error": "line 1: \\"machine\\": type \'i64\': \'fpr\' is not a class of this machine (its classes: g)"}',
+    'machine_bad_pair_move': '{"error": "line 1: \\"machine\\": pair move #0: \'x\' is neither a class of this machine nor \\"mem\\""}',
+    'machine_bad_immediate_bits': '{"error": "line 1: \\"machine\\": \\"immediate_bits\\": \'reg\' must be a whole number in 1..65536, not 0"}',
 }
 
 
@@ -130,7 +156,9 @@ def test_bug_class(i):
 def test_every_bug_class_has_a_failing_and_a_fixed_sequence():
     names = {c[0] for c in BUG_CLASSES}
     assert names >= {"slot_xchg", "pair_shift", "alias_d_over_s", "imm_first",
-                     "scratch_reuse", "cross_class_scratch"}
+                     "scratch_reuse", "cross_class_scratch", "float_slot_swap",
+                     "wide_constant_halves", "typed_save_of_a_borrowed_register",
+                     "pair_move_vmov"}
     for name in names:
         assert {ok for n, _, _, ok in BUG_CLASSES if n == name} == {True, False}, name
 

@@ -1,4 +1,4 @@
-"""The machine model's Python API (``verified/core/machine.py``,
+"""The machine model's Python API (``verified/core/machine/``,
 ``docs/machines.md`` "Python API"): units through aliases and lists, the
 classification of every operation kind, costs, the presets' facts, and
 ``verified machines``."""
@@ -52,10 +52,16 @@ def test_kind_class_width():
 
 
 def test_immediate_pieces():
-    assert M.values(RV, loc(RV, {"imm": 5}), 2) == ("#5", "#5.1")
+    # riscv64 states unit_bits 64: unit i holds bits [64i, 64i+64) of k
+    assert M.values(RV, loc(RV, {"imm": 5}), 2) == ("#5", "#0")
+    assert M.values(RV, loc(RV, {"imm": -1}), 2) == (f"#{2**64 - 1}",) * 2
+    assert M.values(RV, loc(RV, {"imm": 3 << 64 | 9}), 2) == ("#9", "#3")
     state = M.execute(RV, [op(RV, ["mov", ["a0", "a1"], {"imm": 5}])])
-    assert state == {"a0": "#5", "a1": "#5.1"}
+    assert state == {"a0": "#5", "a1": "#0"}
     assert M.execute(RV, [op(RV, ["mov", "a0", {"imm": 5}])]) == {"a0": "#5"}
+    # a machine without unit_bits keeps symbolic pieces
+    small = M.machine({"classes": {"g": {"registers": ["a", "b"]}}})
+    assert M.values(small, loc(small, {"imm": 5}), 2) == ("#5", "#5.1")
 
 
 def test_every_unit_once_and_owner():

@@ -18,7 +18,7 @@ from verified.algorithms import ALGORITHMS, machine_optimum as O, resolve as R
 from verified.core import machine as M
 from verified.core.semantics import PreconditionError
 
-from .resolve_cases import ALL_VARIANTS, VARIANTS, requests, small
+from .resolve_cases import ALL_VARIANTS, VARIANTS, requests, small, small_typed, typed_requests
 
 
 def run_variant(v: dict) -> collections.Counter:
@@ -53,6 +53,53 @@ def test_resolver_exhaustive_small_machine(v):
 @pytest.mark.parametrize("v", ALL_VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
 def test_resolver_exhaustive_every_variant(v):
     assert sum(run_variant(v).values()) == 2 * 6 ** 4
+
+
+def run_typed(temp: str, every: int = 1) -> collections.Counter:
+    """Resolver vs search on typed moves of doubles on the small typed
+    machine (``resolve_cases.TYPED``), both contracts."""
+    out: collections.Counter = collections.Counter()
+    for k, mm in enumerate(typed_requests(small_typed(temp), temp)):
+        if k % every:
+            continue
+        for preserve in ("all", "loops"):
+            best, why = O.search(mm, preserve)
+            try:
+                ops = R.resolve(mm, preserve=preserve)
+            except R.Unsolvable:
+                assert best is None and why == O.NO_SEQUENCE, (mm, preserve, best)
+                out["unsolvable"] += 1
+                continue
+            verdict = M.implements(mm, ops, preserve)
+            assert verdict.ok, (mm, preserve, verdict.reason)
+            assert best is not None and verdict.cost >= best, (mm, preserve, why)
+            out[f"gap {verdict.cost - best}"] += 1
+    return out
+
+
+def test_resolver_typed_small_machine():
+    counts = run_typed("none", every=3)
+    assert sum(counts.values()) == 2 * 432 and counts["gap 0"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("temp", ["none", "treg"])
+def test_resolver_typed_small_machine_every_request(temp):
+    assert sum(run_typed(temp).values()) == 2 * 6 ** 4
+
+
+def test_resolver_typed_float_swap_on_x86_64_never_reuses_a_parked_scratch():
+    """The float-swap miscompile of the golden corpus, resolved: two spilled
+    doubles swapped with xmm15 as the only declared scratch."""
+    m = M.preset("x86-64")
+    mm = M.MachineMove.make(m, [["m0", "m1", "f64"], ["m1", "m0", "f64"]], ["xmm15"])
+    ops = R.resolve(mm)
+    assert M.implements(mm, ops).ok
+    assert all(op.type == "f64" or op.type is None for op in ops)
+    # a typed move between classes uses the type's cross-class move (movq)
+    mm = M.MachineMove.make(m, [["rax", "xmm1", "i64"], ["xmm1", "rax", "f64"]], ["r11"])
+    ops = R.resolve(mm)
+    assert M.implements(mm, ops).ok and len(ops) == 3
 
 
 def test_no_free_register_variant_has_unsolvable_requests():

@@ -14,8 +14,9 @@ Two ways, cross-checked on every small request by
    price".  It runs when the machine has at most ``SEARCH_UNITS`` units
    and stops after ``SEARCH_STATES`` states (then: not computed).  An
    exhausted search proves that no legal sequence exists.  Operations
-   searched: every legal ``mov``/``swap`` between two registers or slots,
-   and every legal ``mov`` of one of the request's immediates into a
+   searched: every legal ``mov``/``swap`` between two registers or slots
+   (untyped, and typed with each type the request's moves name), and
+   every legal ``mov`` of one of the request's immediates into a
    register or slot of the immediate's width or into one of the request's
    own list destinations (a list operation between registers is its parts
    in sequence, at the sum of their costs, so it is covered by the
@@ -108,9 +109,9 @@ def goals(mm: M.MachineMove, preserve: str) -> dict:
     """unit -> the value it must hold at the end (the oracle's contract)."""
     out = dict(mm.expected())
     if preserve == "all":
-        temps = mm.temp_units()
+        free = mm.temp_units() | mm.written()   # a typed destination's rest is free
         for u in mm.machine.units():
-            if u not in out and u not in temps:
+            if u not in out and u not in free:
                 out[u] = u
     return out
 
@@ -121,21 +122,28 @@ def operations(mm: M.MachineMove) -> list:
     names = m.names()
     singles = [M.Place((n,)) for n in names]
     ops: list = []
-    for a, b in itertools.permutations(singles, 2):
-        if M.illegal(m, M.MMov(a, b)) is None:
-            ops.append(M.MMov(a, b))
-    for a, b in itertools.combinations(singles, 2):
-        if M.illegal(m, M.MSwap(a, b)) is None:
-            ops.append(M.MSwap(a, b))
-    for d, s in mm.moves:
+    # untyped operations, then typed ones for each type the request names
+    # (a typed operation moves fewer units: it can be what an optimum needs)
+    for typ in (None, *sorted({t for t in mm.types if t})):
+        for a, b in itertools.permutations(singles, 2):
+            if M.illegal(m, M.MMov(a, b, typ)) is None:
+                ops.append(M.MMov(a, b, typ))
+        for a, b in itertools.combinations(singles, 2):
+            if M.illegal(m, M.MSwap(a, b, typ)) is None:
+                ops.append(M.MSwap(a, b, typ))
+    for d, s, typ in mm.typed_moves():
         if not isinstance(s, M.Imm):
             continue
-        w = M.width(m, d)
-        targets = [p for p in singles if M.width(m, p) == w]
+        # the constant's width: its destination's, or its type's (written
+        # untyped into a place that wide, or typed into any place holding it)
+        w = M.width(m, d) if typ is None else m.type(typ).width
+        targets = [(p, None) for p in singles if M.width(m, p) == w]
+        if typ is not None:
+            targets += [(p, typ) for p in singles]
         if d.is_list:
-            targets.append(d)
-        for p in targets:
-            op = M.MMov(p, s)
+            targets.append((d, typ))
+        for p, t in targets:
+            op = M.MMov(p, s, t)
             if M.illegal(m, op) is None and op not in ops:
                 ops.append(op)
     return ops
@@ -159,24 +167,17 @@ def search_sequence(mm: M.MachineMove, preserve: str = "all",
     want = [(index[u], v) for u, v in goal.items()]
     start = tuple(units)
     ops = operations(mm)
-    # each op as (cost, [(dst index, src index or constant value)], swap pairs)
+    # each op as (cost, its effects on unit indices): the oracle's own
+    # semantics (``core.machine.effects``), compiled once
     compiled = []
     for op in ops:
-        c = M.op_cost(m, op)
         writes = []
-        for part in M.parts(m, op):
-            if isinstance(part, M.MSwap):
-                ua, ub = M.units(m, part.a), M.units(m, part.b)
-                writes.append(("swap", [(index[x], index[y]) for x, y in zip(ua, ub)]))
+        for kind, pairs in M.effects(m, op):
+            if kind == "set":
+                writes.append(("set", [(index[u], v) for u, v in pairs]))
             else:
-                du = M.units(m, part.dst)
-                if isinstance(part.src, M.Imm):
-                    writes.append(("set", [(index[u], part.src.piece(i))
-                                           for i, u in enumerate(du)]))
-                else:
-                    su = M.units(m, part.src)
-                    writes.append(("copy", [(index[x], index[y]) for x, y in zip(du, su)]))
-        compiled.append((c, writes))
+                writes.append((kind, [(index[x], index[y]) for x, y in pairs]))
+        compiled.append((M.op_cost(m, op), writes))
     if not compiled:
         cheapest, widest = 1, 1
     else:
@@ -251,8 +252,8 @@ def closed_form(mm: M.MachineMove) -> int | None:
     """Closed form T (module docstring), or None when it does not apply."""
     m = mm.machine
     c = _uniform_cost(m)
-    if c is None or _has_swap(m):
-        return None
+    if c is None or _has_swap(m) or mm.types:
+        return None  # typed moves: the search decides
     if any(m.lookup(n).width != 1 for n in m.names()):
         return None
     # unit moves: dst unit -> (source unit or None for a constant, the op)

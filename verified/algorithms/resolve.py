@@ -64,10 +64,19 @@ Then ``_fall_back`` decides: on a machine small enough for the search of
 ``Unsolvable`` when the search proves there is none; on a larger machine
 an error that says no sequence was *found* (not that none exists).  ``Unsolvable`` is never raised unproved.
 
-Register lists (``["a0", "a1"]``) are split into one job per register (no
-machine has a pair mov).  An aliased register (``d0`` = ``s0:s1``) is moved
-whole; its job is split into its parts only when its values are no longer
-in one place (after a cycle break parked part of them).
+Register lists (``["a0", "a1"]``) are split into one job per register
+when the other side splits the same way (a machine's pair moves are used
+only where a list meets a single location: ``d0 <- [r0, r1]`` on ARMv7).
+An aliased register (``d0`` = ``s0:s1``) is moved whole; its job is split
+into its parts only when its values are no longer in one place (after a
+cycle break parked part of them).
+
+Typed moves (``[dst, src, TYPE]``) become jobs on **typed views** of their
+locations (the type's low units): an operation with a view as an operand
+is the machine's typed operation, whose effect (``apply``) leaves the rest
+of its destination undefined, so the invariant never lets a typed write
+clobber a unit some goal still needs; the rest of a typed destination has
+no goal.  Operations between views of two different types are not used.
 """
 
 from __future__ import annotations
@@ -108,7 +117,11 @@ class Imm:
 
 @dataclass(frozen=True)
 class Place:
-    """A place the resolver may name in an operation."""
+    """A place the resolver may name in an operation.  A **typed view**
+    (``typ`` set) is a register or slot seen as a value of that type: its
+    ``units`` are the type's low units of the location (``full``); an
+    operation with a typed view as an operand is a typed operation, which
+    leaves the rest of its destination undefined."""
 
     #: the operand as the machine spells it (a name, or a tuple of names for a list)
     name: object
@@ -119,6 +132,10 @@ class Place:
     cls: str | None = None
     #: alias parts or list elements, in order (empty: cannot be split)
     parts: tuple = ()
+    #: the type of a typed view (None: the whole location)
+    typ: str | None = None
+    #: a typed view's whole location (empty: ``units``)
+    full: tuple = ()
 
     @property
     def width(self) -> int:
@@ -165,6 +182,20 @@ def imm_values(imm: Imm) -> tuple:
     return tuple(("imm", imm.value, imm.offset + i) for i in range(imm.width))
 
 
+#: what a unit holds after a typed write left it undefined (never a goal)
+UNDEF = ("undefined",)
+
+
+def op_type(op: Op) -> tuple[str | None, int]:
+    """(type, width) of an operation with a typed view as an operand, else
+    (None, 0)."""
+    _, a, b = op
+    for p in (a, b):
+        if isinstance(p, Place) and p.typ is not None:
+            return p.typ, len(p.units)
+    return None, 0
+
+
 # ---------------------------------------------------------------------------
 # The resolver proper
 # ---------------------------------------------------------------------------
@@ -198,17 +229,29 @@ class _Run:
 
     @staticmethod
     def apply(op: Op, state: dict) -> None:
+        """The operation's effect, as ``core.machine.effects`` has it: a
+        typed one moves the type's low units and leaves the rest of its
+        destination(s) undefined."""
         kind, a, b = op
+        typ, w = op_type(op)
         if kind == "mov":
             vals = imm_values(b) if isinstance(b, Imm) else tuple(state[u] for u in b.units)
-            for u, v in zip(a.units, vals):
+            dst = (a.full or a.units) if typ else a.units
+            n = w if typ else len(dst)
+            for u, v in zip(dst[:n], vals[:n]):
                 state[u] = v
+            for u in dst[n:]:
+                state[u] = UNDEF
         else:
-            va, vb = tuple(state[u] for u in a.units), tuple(state[u] for u in b.units)
-            for u, v in zip(a.units, vb):
+            ua, ub = ((a.full or a.units), (b.full or b.units)) if typ else (a.units, b.units)
+            n = w if typ else len(ua)
+            va, vb = tuple(state[u] for u in ua[:n]), tuple(state[u] for u in ub[:n])
+            for u, v in zip(ua[:n], vb):
                 state[u] = v
-            for u, v in zip(b.units, va):
+            for u, v in zip(ub[:n], va):
                 state[u] = v
+            for u in ua[n:] + ub[n:]:
+                state[u] = UNDEF
 
     def keeps(self, after: dict, allow: Iterable = ()) -> bool:
         """THE step invariant (``proofs/resolve.py`` proves it is kept):
@@ -686,8 +729,10 @@ def _name(name: object) -> str:
 
 
 def plan(frame: Frame, moves: Sequence[tuple[Place, "Place | Imm"]],
-         temps: Sequence[Place], preserve: str) -> tuple[list[Job], dict]:
-    """The jobs (register lists split element-wise) and the unit goals."""
+         temps: Sequence[Place], preserve: str, free: Iterable = ()) -> tuple[list[Job], dict]:
+    """The jobs (register lists split element-wise) and the unit goals;
+    ``free``: units no goal constrains besides the temporaries' (the rest
+    of a typed destination)."""
     jobs: list[Job] = []
     for dst, src in moves:
         if isinstance(src, Imm):
@@ -703,7 +748,7 @@ def plan(frame: Frame, moves: Sequence[tuple[Place, "Place | Imm"]],
         for u, v in zip(j.dst.units, j.want):
             goal[u] = v
     if preserve == "all":
-        temp_units = {u for t in temps for u in t.units}
+        temp_units = {u for t in temps for u in t.units} | set(free)
         for u in frame.units:
             if u not in goal and u not in temp_units:
                 goal[u] = u
@@ -712,7 +757,7 @@ def plan(frame: Frame, moves: Sequence[tuple[Place, "Place | Imm"]],
 
 
 def _split_pair(dst: Place, src: Place) -> list[tuple[Place, Place]]:
-    """A list location is moved element by element (no pair mov); the
+    """A list location is moved element by element; the
     other side is split into parts of the same widths when it can be."""
     if dst.kind != "list" and src.kind != "list":
         return [(dst, src)]
@@ -728,8 +773,8 @@ def _pieces(p: Place) -> list[Place]:
 
 
 def resolve_frame(frame: Frame, moves, temps=(), preserve: str = "all",
-                  trace: Trace | None = None) -> list[Op]:
-    jobs, goal = plan(frame, moves, temps, preserve)
+                  trace: Trace | None = None, free: Iterable = ()) -> list[Op]:
+    jobs, goal = plan(frame, moves, temps, preserve, free)
     return _Run(frame, jobs, goal, trace).run()
 
 
@@ -747,18 +792,23 @@ def _mplace(p: Place) -> "_m.Place":
 
 
 def to_mop(op: Op) -> "_m.MOperation":
-    """A resolver operation as a ``core.machine`` operation."""
+    """A resolver operation as a ``core.machine`` operation (typed when an
+    operand is a typed view)."""
     kind, a, b = op
+    typ, _ = op_type(op)
     if kind == "swap":
-        return _m.MSwap(_mplace(a), _mplace(b))
+        return _m.MSwap(_mplace(a), _mplace(b), typ)
     src = _m.Imm(b.value, b.offset) if isinstance(b, Imm) else _mplace(b)
-    return _m.MMov(_mplace(a), src)
+    return _m.MMov(_mplace(a), src, typ)
 
 
 @functools.lru_cache(maxsize=64)
-def frame_of(machine: "_m.Machine") -> Frame:
+def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
     """The machine's registers (aliased ones with their parts) and slots as
-    places; legality and cost are ``core.machine.illegal`` and ``op_cost``."""
+    places, and for each type in ``types`` a typed view of every register
+    and slot that can hold it; legality and cost are ``core.machine.illegal``
+    and ``op_cost``.  An operation between two views of different types is
+    never used (illegal here)."""
     alias = dict(machine.aliases)
     made: dict = {}
 
@@ -770,17 +820,26 @@ def frame_of(machine: "_m.Machine") -> Frame:
         return made[name]
 
     places = [place(n) for n in machine.names()]
+    for typ in types:
+        t = machine.type(typ)
+        for n in machine.names():
+            if _m.holds(machine, _m.Place((n,)), t) is None:
+                p = place(n)
+                places.append(Place(n, p.units[:t.width], p.kind, p.cls, (), typ, p.units))
     legal_cache: dict = {}
     cost_cache: dict = {}
 
     def key(op: Op):
         kind, a, b = op
-        return (kind, a.name, (b.value, b.offset) if isinstance(b, Imm) else b.name)
+        return (kind, a.name, a.typ,
+                (b.value, b.offset) if isinstance(b, Imm) else (b.name, b.typ))
 
     def legal(op: Op) -> bool:
         k = key(op)
         if k not in legal_cache:
-            legal_cache[k] = _m.illegal(machine, to_mop(op)) is None
+            _, a, b = op
+            mixed = isinstance(b, Place) and a.typ and b.typ and a.typ != b.typ
+            legal_cache[k] = not mixed and _m.illegal(machine, to_mop(op)) is None
         return legal_cache[k]
 
     def cost(op: Op) -> float:
@@ -792,13 +851,17 @@ def frame_of(machine: "_m.Machine") -> Frame:
     return Frame(places, legal, cost)
 
 
-def _request_place(frame: Frame, loc: "_m.MLoc", w: int) -> "Place | Imm":
-    by_name = {p.name: p for p in frame.places}
+def _request_place(frame: Frame, loc: "_m.MLoc", w: int,
+                   typ: str | None = None) -> "Place | Imm":
+    """The place (or immediate) of a request's location; a typed move's
+    single location is its typed view (a typed list is exactly as wide as
+    its type and moved part by part: ``greedy`` checks)."""
+    by_name = {(p.name, p.typ): p for p in frame.places}
     if isinstance(loc, _m.Imm):
         return Imm(loc.value, w, loc.offset)
     if not loc.is_list:
-        return by_name[loc.parts[0]]
-    parts = tuple(by_name[n] for n in loc.parts)
+        return by_name[(loc.parts[0], typ)]
+    parts = tuple(by_name[(n, None)] for n in loc.parts)
     return Place(tuple(loc.parts), tuple(u for p in parts for u in p.units), "list",
                  None, parts)
 
@@ -826,13 +889,27 @@ def greedy(mm: "_m.MachineMove", preserve: str = "all", trace: Trace | None = No
     """The greedy steps alone (``Stuck`` when they find no way on): what
     the mutants of ``mutants/resolve.py`` edit and the tests judge, without
     the search's rescue."""
-    frame = frame_of(mm.machine)
+    m = mm.machine
+    frame = frame_of(m, tuple(sorted({t for t in mm.types if t})))
     moves = []
-    for d, s in mm.moves:
-        w = _m.width(mm.machine, d)
-        moves.append((_request_place(frame, d, w), _request_place(frame, s, w)))
-    temps = [_request_place(frame, t, _m.width(mm.machine, t)) for t in mm.temps]
-    return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace)]
+    free: set = set()
+    for i, (d, s, typ) in enumerate(mm.typed_moves()):
+        w = _m.width(m, d) if typ is None else m.type(typ).width
+        if typ is not None and any(isinstance(x, _m.Place) and x.is_list
+                                   and _m.width(m, x) != w for x in (d, s)):
+            raise PreconditionError(
+                f"resolve: move {_m.format_move(d, s, typ)} has a list wider than its type; "
+                "give the list exactly the type's width")
+        # a typed list is exactly as wide as its type: moved untyped, part by
+        # part (or by a pair move), which is what the typed move means
+        listy = d.is_list or (isinstance(s, _m.Place) and s.is_list)
+        view = None if listy else typ
+        dst = _request_place(frame, d, w, view)
+        src = _request_place(frame, s, w, view)
+        moves.append((dst, src))
+        free |= set(_m.units(m, d)) - set(mm.value_units(i))
+    temps = [_request_place(frame, t, _m.width(m, t)) for t in mm.temps]
+    return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace, free)]
 
 
 def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",

@@ -174,6 +174,14 @@ def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIR
            "aliases": {a: p for a, p in full["aliases"].items() if a in keep},
            "stack": [{**g, "names": [x for i, x in enumerate(g["names"])
                                       if i < slots or x in keep]} for g in full["stack"]]}
+    # types and pair moves name classes: keep what the small machine still has
+    if "types" in full:
+        obj["types"] = {t: {**e, "classes": [c for c in e["classes"] if c in classes]}
+                        for t, e in full["types"].items()
+                        if e["stack"] or any(c in classes for c in e["classes"])}
+    if "pair_moves" in full:
+        obj["pair_moves"] = [p for p in full["pair_moves"]
+                             if p["pair"] in classes and p["with"] in (*classes, "mem")]
     return machine_from_json(obj), tuple(scratch)
 
 

@@ -13,6 +13,7 @@ from ..algorithms.optimum import optimum
 from ..core.exits import EXIT_OK, EXIT_WRONG
 from ..core.machine import MachineOptimum, MachineRequest, check_machine_request
 from ..core.oracle import Verdict, implements, read_sequence
+from ..core.semantics import PreconditionError
 from .wire import Request, parse_any, serve_paths
 
 
@@ -103,6 +104,9 @@ answers:
   {"ok": false, "length": 2, "optimal": 2, "reason": "...",
    "counterexample": {"location": 2, "expected": "r1", "got": "r0"}}
   {"error": "line 3: destination r1 is written twice: ..."}
+  a line with "unsupported" or "failure" (a program's answer that is not a
+  sequence) is bad input, like any other line that is not a request:
+  {"error": "line 1: \"failure\" is an answer that gives no sequence ..."}
 
 exit status (docs/exit-codes.md): 0 every sequence ok; 1 some sequence
 wrong (this outranks bad input); 2 no sequence wrong but some line was bad
@@ -121,7 +125,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="JSON-lines files to check (default: stdin; - is stdin)")
 
 
+#: the fields of a program's answer that are not a sequence (``docs/protocol.md``):
+#: check judges sequences, so a line carrying one is bad input, named as such
+NOT_A_SEQUENCE = {"unsupported": "a declined case", "failure": "the program failed"}
+
+
 def _handle_check(obj: object) -> tuple[dict, int]:
+    if isinstance(obj, dict):
+        for key, what in NOT_A_SEQUENCE.items():
+            if key in obj:
+                raise PreconditionError(
+                    f'"{key}" is an answer that gives no sequence ({what}), not a field '
+                    f'of a request: check judges a "sequence"; `verified conform` judges '
+                    f"declines and failures (docs/conform.md)")
     req = parse_any(obj, need_sequence=True)
     answer = check_machine(req) if isinstance(req, MachineRequest) else check_request(req)
     return answer, EXIT_OK if answer["ok"] else EXIT_WRONG

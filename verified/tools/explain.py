@@ -15,6 +15,12 @@ Given one request and one sequence it prints
 * the oracle's verdict (``tools.check.check_request``: the same answer
   ``verified check`` gives).
 
+A machine request (``"machine"``, ``docs/machines.md``) is explained the
+same way per unit (``explain_machine``): the units of every location, the
+state of each unit after every operation (``core.machine.step``), the
+first value destroyed, the operations the machine lacks, and the verdict
+of ``tools.check.check_machine``.
+
 ``--dot`` prints the transfer graph as Graphviz text instead.  Exit status
 as ``check``: 0 the sequence is right, 1 wrong, 2 bad input.
 """
@@ -26,6 +32,7 @@ import json
 import sys
 from dataclasses import dataclass
 
+from ..core import machine as M
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG
 from ..core.graph import analyse
 from ..core.oracle import Verdict, read_sequence
@@ -41,8 +48,8 @@ from ..core.semantics import (
     step,
     value_of,
 )
-from .check import check_request
-from .wire import Request, decode_line, parse_request
+from .check import check_machine, check_request
+from .wire import Request, decode_line, parse_any
 
 #: explain prints a table of every location after every operation: beyond
 #: these it is no longer readable (shrink the case first; conform does)
@@ -233,6 +240,206 @@ def explain(req: Request) -> tuple[str, int]:
 
 
 # ---------------------------------------------------------------------------
+# Machines: the same, per unit
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UnitLoss:
+    """Operation ``index`` overwrote ``unit``, the last unit holding the
+    original value ``value`` (a unit's name), which ``needed_by`` (a unit)
+    must hold at the end."""
+
+    index: int
+    op: object
+    unit: str
+    value: str
+    needed_by: str
+
+
+def unit_needed_by(mm: M.MachineMove, preserve: str, value: str) -> str | None:
+    """The first unit (destinations' units first, in the move's order; then,
+    under "all", the value's own unit when it is no destination's and no
+    temporary's) that must hold ``value`` at the end; None: nothing needs
+    it.  An immediate piece is never destroyed: it can be written again."""
+    if value.startswith("#"):
+        return None
+    want = mm.expected()
+    for unit, v in want.items():
+        if v == value:
+            return unit
+    if preserve == "all" and value not in want and value not in mm.temp_units():
+        return value
+    return None
+
+
+def _written_units(m: M.Machine, op) -> list[str]:
+    places = [op.dst] if isinstance(op, M.MMov) else [op.a, op.b]
+    return list(dict.fromkeys(u for p in places for u in M.units(m, p)))
+
+
+def machine_first_loss(mm: M.MachineMove, ops: list, preserve: str) -> UnitLoss | None:
+    """``first_loss`` on a machine, unit by unit: the first operation after
+    which some needed value is held by no unit (the state from
+    ``core.machine.step``, the one interpreter)."""
+    m = mm.machine
+    state: dict = {}
+    holders: dict[str, set[str]] = {}
+
+    def copies(value: str) -> set[str]:
+        if value not in holders:
+            holders[value] = {value}
+        return holders[value]
+
+    for index, op in enumerate(ops):
+        written = _written_units(m, op)
+        before = {u: state.get(u, u) for u in written}
+        M.step(m, state, op)
+        for u in written:
+            copies(before[u]).discard(u)
+        for u in written:
+            copies(state.get(u, u)).add(u)
+        for u in written:
+            value = before[u]
+            if not copies(value):
+                needer = unit_needed_by(mm, preserve, value)
+                if needer is not None:
+                    return UnitLoss(index, op, u, value, needer)
+    return None
+
+
+def _machine_ops(m: M.Machine, raw: object) -> tuple[list, list[str], str | None]:
+    """The operations that can be run (every one up to the first that cannot
+    be parsed or split), why each illegal one is not an operation of the
+    machine, and why the rest cannot be run (None: all can)."""
+    if not isinstance(raw, list):
+        return [], [], f'"sequence" must be a list of operations, not {json.dumps(raw)[:80]}'
+    ops, lacks = [], []
+    for i, value in enumerate(raw):
+        try:
+            op = M.parse_op(m, value)
+        except PreconditionError as e:
+            return ops, lacks, f"operation #{i}: {e}"
+        split = M.parts(m, op)
+        if isinstance(split, str):
+            return ops, lacks, f"operation #{i}: {split}"
+        why = M.illegal(m, op)
+        if why is not None:
+            lacks.append(f"#{i} ({M.format_mop(op)}): {why}")
+        ops.append(op)
+    return ops, lacks, None
+
+
+def _machine_columns(mm: M.MachineMove, ops: list) -> tuple[list[str], list]:
+    """The units shown (machine order, the temporaries' last) and the
+    locations they belong to (moves, temporaries, operations)."""
+    m = mm.machine
+    places: list = []
+    for d, s in mm.moves:
+        places += [d] + ([s] if isinstance(s, M.Place) else [])
+    for op in ops:
+        for p in ((op.dst, op.src) if isinstance(op, M.MMov) else (op.a, op.b)):
+            if isinstance(p, M.Place):
+                places.append(p)
+    temps = list(mm.temps)
+    seen = {u for p in places for u in M.units(m, p)}
+    temp_units = [u for t in temps for u in M.units(m, t)]
+    regular = [u for u in m.units() if u in seen and u not in set(temp_units)]
+    locations = list({str(p): p for p in places + temps}.values())
+    return regular + temp_units, locations
+
+
+def _unit_must_hold(mm: M.MachineMove, preserve: str, unit: str) -> str:
+    want = mm.expected()
+    if unit in want:
+        return want[unit]
+    if unit in mm.temp_units():
+        return "any"
+    return unit if preserve == "all" else "any"
+
+
+def _machine_table(mm: M.MachineMove, preserve: str, ops: list, cols: list[str]) -> list[str]:
+    m = mm.machine
+    rows: list[list[str]] = [["#", "operation", *cols], ["-", "start", *cols]]
+    state: dict = {}
+    for i, op in enumerate(ops):
+        M.step(m, state, op)
+        written = set(_written_units(m, op))
+        mark = "" if M.illegal(m, op) is None else " (!)"
+        rows.append([str(i), M.format_mop(op) + mark, *(
+            state.get(u, u) + ("*" if u in written else "") for u in cols)])
+    rows.append(["", "must hold", *(_unit_must_hold(mm, preserve, u) for u in cols)])
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip()
+            for r in rows]
+
+
+def _unit_loss_line(loss: UnitLoss | None, verdict_ok: bool) -> str:
+    if loss is None:
+        if verdict_ok:
+            return "first value destroyed: none"
+        return ("first value destroyed: none (every needed value keeps a copy "
+                "after each operation; the values end in the wrong places, or the "
+                "sequence uses an operation the machine lacks)")
+    keeps = " (it is no destination's, so it keeps its own)" \
+        if loss.needed_by == loss.value else ""
+    return (f"first value destroyed: operation #{loss.index} ({M.format_mop(loss.op)}) "
+            f"overwrote unit {loss.unit}, the last copy of the original value of "
+            f"{loss.value}, which unit {loss.needed_by} must hold at the end{keeps}")
+
+
+def machine_columns_needed(req: M.MachineRequest) -> int:
+    """How many unit columns the explanation of ``req`` prints (for the limit)."""
+    ops, _, _ = _machine_ops(req.machine, req.sequence)
+    return len(_machine_columns(req.move, ops)[0])
+
+
+def explain_machine(req: M.MachineRequest) -> tuple[str, int]:
+    """The explanation of a machine request that carries a sequence, and
+    the exit status ``check`` would give it."""
+    mm, m = req.move, req.machine
+    answer = check_machine(req)
+    ops, lacks, stop = _machine_ops(m, req.sequence)
+    cols, locations = _machine_columns(mm, ops)
+    temps = ", ".join(str(t) for t in mm.temps) or "none"
+    rest = ("every other unit of the machine keeps its own" if req.preserve == "all"
+            else "every other unit is dead")
+    lines = [f"machine:  {m.name}",
+             f"move:     {mm}" if mm.moves else "move:     () (no moves)",
+             f'contract: preserve "{req.preserve}": each destination unit gets its '
+             f"source's original value (or the immediate's piece), {rest}; "
+             f"temporaries: {temps}", ""]
+    lines.append("units per location (low unit first):")
+    for loc in locations:
+        lines.append(f"  {loc}: {' '.join(M.units(m, loc))}")
+    lines.append("")
+    lines.append("state after each operation (each cell: the original value the unit "
+                 "holds, a unit's name or an immediate's piece #k; * = written by it; "
+                 "(!) = an operation the machine lacks):")
+    lines += _machine_table(mm, req.preserve, ops, cols)
+    lines.append("")
+    if stop is not None:
+        lines.append(f"the sequence cannot be run further: {stop}")
+        loss = None
+    else:
+        loss = machine_first_loss(mm, ops, req.preserve)
+        lines.append(_unit_loss_line(loss, answer["ok"]))
+    if lacks:
+        lines += ["operations the machine lacks:"] + [f"  {x}" for x in lacks]
+    else:
+        lines.append("operations the machine lacks: none")
+    if answer["ok"]:
+        best = answer.get("optimal")
+        lines.append(f"verdict: RIGHT: the sequence implements the move "
+                     f"({answer['length']} operation(s), cost {answer.get('cost')}; optimum "
+                     f"{'unknown' if best is None else best})")
+    else:
+        lines.append(f"verdict: WRONG: {answer['reason']}")
+    lines.append(f"oracle:  {json.dumps(answer)}")
+    return "\n".join(lines) + "\n", EXIT_OK if answer["ok"] else EXIT_WRONG
+
+
+# ---------------------------------------------------------------------------
 # Graphviz
 # ---------------------------------------------------------------------------
 
@@ -286,15 +493,22 @@ input, one of:
                                    whole `verified conform --json` report (its
                                    smallest failing case is explained)
 
+A machine request ("machine": a preset or a machine object, docs/machines.md)
+or a `conform --machine --json` report is explained per unit: the units of
+each location, every unit after every operation (an immediate's pieces as
+#k), the first value destroyed, the operations the machine lacks, the verdict.
+
 --dot prints the transfer graph as Graphviz text instead (no sequence needed):
   verified explain --dot --request '{"moves": [[1,0],[0,1]], "model": "swap"}' | dot -Tsvg
 
 exit status (docs/exit-codes.md): 0 the sequence is right; 1 it is wrong;
 2 bad input (and --dot: 0 once the request is valid).
 
-example:
+examples:
   verified explain --request '{"moves": [[1,0],[2,1]], "model": "swap"}' \\
                    --sequence '[["mov",1,0],["mov",2,1]]'
+  verified explain --request '{"machine": "x86-64", "moves": [["m0","m1"],["m1","m0"]]}' \\
+                   --sequence '[["swap","m0","m1"]]'
 """
 
 
@@ -358,6 +572,16 @@ def _read_input(args: argparse.Namespace) -> tuple[object, object, bool]:
     return _from_document(_json(data, where))
 
 
+def _check_size(sequence: object, columns: int, what: str) -> None:
+    ops = sequence if isinstance(sequence, list) else []
+    if len(ops) > MAX_OPERATIONS or columns > MAX_COLUMNS:
+        raise PreconditionError(
+            f"explain prints every {what[:-1]} after every operation: at most "
+            f"{MAX_COLUMNS} {what} and {MAX_OPERATIONS} operations (this "
+            f"case: {columns} and {len(ops)}); shrink the case first "
+            f"(`verified conform` shrinks its failures)")
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         request, sequence, given = _read_input(args)
@@ -368,23 +592,28 @@ def run(args: argparse.Namespace) -> int:
             sequence, given = _json(args.sequence.encode("utf-8"), "--sequence"), True
         if isinstance(request, dict) and "sequence" in request:
             raise PreconditionError("the sequence is given twice")
-        req = parse_request(request, need_sequence=False)
-        if args.dot:
-            sys.stdout.write(dot(req.pm))
-            return EXIT_OK
-        if not given:
-            raise PreconditionError('no sequence to explain: add "sequence" to the '
-                                    'request or give --sequence')
-        req = Request(req.pm, req.model, req.preserve, sequence, req.id)
-        ops = sequence if isinstance(sequence, list) else []
-        columns = len({x for m in req.pm.moves for x in m})
-        if len(ops) > MAX_OPERATIONS or columns > MAX_COLUMNS:
-            raise PreconditionError(
-                f"explain prints every location after every operation: at most "
-                f"{MAX_COLUMNS} locations and {MAX_OPERATIONS} operations (this "
-                f"case: {columns} and {len(ops)}); shrink the case first "
-                f"(`verified conform` shrinks its failures)")
-        text, status = explain(req)
+        req = parse_any(request, need_sequence=False)
+        if isinstance(req, M.MachineRequest):
+            if args.dot:
+                raise PreconditionError("--dot draws the transfer graph of a register "
+                                        "request; a machine request has none yet")
+            if not given:
+                raise PreconditionError('no sequence to explain: add "sequence" to the '
+                                        'request or give --sequence')
+            req = M.MachineRequest(req.move, req.preserve, sequence, req.id)
+            _check_size(sequence, 0, "units")
+            _check_size(sequence, machine_columns_needed(req), "units")
+            text, status = explain_machine(req)
+        else:
+            if args.dot:
+                sys.stdout.write(dot(req.pm))
+                return EXIT_OK
+            if not given:
+                raise PreconditionError('no sequence to explain: add "sequence" to the '
+                                        'request or give --sequence')
+            req = Request(req.pm, req.model, req.preserve, sequence, req.id)
+            _check_size(sequence, len({x for m in req.pm.moves for x in m}), "locations")
+            text, status = explain(req)
     except PreconditionError as e:
         print(f"verified explain: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -22,9 +22,19 @@ The parts, each in its own module:
 * ``cli.py``: the options, the run and the report.
 """
 
-from .checker import GARBAGE, INTERNAL, OK, REFUSED, REFUSED_OK, WRONG, classify
+from .checker import (
+    FAILED,
+    GARBAGE,
+    INTERNAL,
+    OK,
+    REFUSED,
+    REFUSED_OK,
+    WRONG,
+    classify,
+    classify_full,
+)
 from .cli import add_arguments, run
 from .moves import MoveType, parse_sequence
 
-__all__ = ["add_arguments", "run", "classify", "MoveType", "parse_sequence",
-           "OK", "REFUSED_OK", "WRONG", "REFUSED", "GARBAGE", "INTERNAL"]
+__all__ = ["add_arguments", "run", "classify", "classify_full", "MoveType", "parse_sequence",
+           "OK", "REFUSED_OK", "WRONG", "REFUSED", "FAILED", "GARBAGE", "INTERNAL"]

@@ -19,6 +19,9 @@ Kinds of outcome:
 * ``WRONG``: the answer is rejected (the verdict says why);
 * ``REFUSED``: a case that has an answer was declined; reported apart from
   WRONG, with our reference answer as the witness;
+* ``FAILED``: ``{"failure": "why"}``, the program's own failure (an abort, a
+  failed internal check): neither a refusal nor a sequence; it always fails
+  the run, and is reported and shrunk apart;
 * ``GARBAGE``: the line is not an answer at all (the run stops there);
 * ``INTERNAL``: our own checker failed (reported, never counted as ok).
 """
@@ -37,11 +40,13 @@ from typing import Any
 from ...core.semantics import PreconditionError
 from ..wire import decode_line
 
-OK, REFUSED_OK, WRONG, REFUSED, GARBAGE, INTERNAL = (
-    "ok", "refused-ok", "wrong", "refused", "garbage", "internal")
+OK, REFUSED_OK, WRONG, REFUSED, FAILED, GARBAGE, INTERNAL = (
+    "ok", "refused-ok", "wrong", "refused", "failed", "garbage", "internal")
 
 #: the answer fields that decline a case ("error" is the older spelling)
 REFUSAL_KEYS = ("unsupported", "error")
+#: the answer field of the program's own failure (``docs/conform.md``)
+FAILURE_KEY = "failure"
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,14 @@ class CaseType:
         """The command that explains a wrong answer step by step, if any."""
         return None
 
+    def failure_class(self, case: Any, answer: object, verdict: dict) -> str:
+        """The class of a wrong answer (``docs/conform.md``, "Failure
+        classes"): what kind of mistake the verdict names, with every
+        location by its kind rather than its name, so that the same bug on
+        other registers is one class.  By default the verdict's reason with
+        its numbers as N."""
+        return "wrong: " + number_free(str(verdict.get("reason", "")))
+
 
 def clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
@@ -144,33 +157,65 @@ def decode_answer(line: bytes) -> "dict | str":
 def classify(ct: CaseType, case: Any, line: bytes, optimal: bool) -> tuple[str, object]:
     """Classify one answer line.  Returns ``(kind, detail)``: for OK the gap
     to the optimum (``optimal``) or None; for WRONG the verdict; for
-    REFUSED and REFUSED_OK ``{"key": ..., "why": ...}``; for GARBAGE and
-    INTERNAL a message."""
+    REFUSED, REFUSED_OK and FAILED ``{"key": ..., "why": ...}``; for GARBAGE
+    and INTERNAL a message."""
+    kind, detail, _ = classify_full(ct, case, line, optimal)
+    return kind, detail
+
+
+def classify_full(ct: CaseType, case: Any, line: bytes,
+                  optimal: bool) -> tuple[str, object, str | None]:
+    """``classify`` and the failure class (``Tally.classes``): for WRONG
+    ``ct.failure_class``, for FAILED the failure's text with its numbers as
+    N, else None."""
     try:
         obj = decode_answer(line)
         if isinstance(obj, str):
-            return GARBAGE, obj
+            return GARBAGE, obj, None
         key = ct.answer_key
+        if len(obj) != 1:  # exactly one field: the fast path needs no set
+            return GARBAGE, _fields_problem(obj, key, line), None
         if key in obj:
             j = ct.judge(case, obj[key])
             if not j.ok:
-                return WRONG, j.detail
-            return OK, ct.gap(case, j) if optimal else None
+                return WRONG, j.detail, ct.failure_class(case, obj[key], j.detail)
+            return OK, ct.gap(case, j) if optimal else None, None
         for k in REFUSAL_KEYS:
             if k in obj:
-                why = obj[k]
-                said = {"key": k, "why": clip(why if isinstance(why, str) else json.dumps(why))}
-                return (REFUSED if ct.solvable(case) else REFUSED_OK), said
-        return GARBAGE, (f'answer has none of "{key}", "unsupported", "error": '
-                         f"{clip(repr(line))}")
+                said = {"key": k, "why": _why(obj[k])}
+                return (REFUSED if ct.solvable(case) else REFUSED_OK), said, None
+        if FAILURE_KEY in obj:
+            said = {"key": FAILURE_KEY, "why": _why(obj[FAILURE_KEY])}
+            return FAILED, said, "failure: " + number_free(said["why"])
+        return GARBAGE, _fields_problem(obj, key, line), None
     except Exception as e:  # a bug of ours; never let it pass as ok
-        return INTERNAL, f"{type(e).__name__}: {e}"
+        return INTERNAL, f"{type(e).__name__}: {e}", None
 
 
-def reason_group(why: str) -> str:
-    """A refusal's reason with its numbers as N, so that "line 4: r0 must go
-    to r1" and "line 8: r1 must go to r0" count as one reason."""
-    return re.sub(r"\d+", "N", why)
+def _why(value: object) -> str:
+    return clip(value if isinstance(value, str) else json.dumps(value))
+
+
+def _fields_problem(obj: dict, key: str, line: bytes) -> str:
+    """Why an object is not an answer: an answer has exactly one of its
+    fields; an unknown field or two of them is garbage, never a sequence."""
+    fields = (key, *REFUSAL_KEYS, FAILURE_KEY)
+    named = ", ".join(f'"{k}"' for k in fields)
+    unknown = [k for k in obj if k not in fields]
+    if unknown:
+        return (f"answer has unknown field(s) {', '.join(json.dumps(k) for k in unknown)}; "
+                f"an answer has exactly one of {named}: {clip(repr(line))}")
+    if obj:
+        both = " and ".join(f'"{k}"' for k in obj)
+        return f"answer has both {both}; an answer has exactly one of {named}: {clip(repr(line))}"
+    return f"answer has none of {named}: {clip(repr(line))}"
+
+
+def number_free(text: str) -> str:
+    """``text`` with every run of digits as N: what groups "line 4: r0 must
+    go to r1" with "line 8: r1 must go to r0".  Only for grouping: reports
+    print the program's own text."""
+    return re.sub(r"\d+", "N", text)
 
 
 # ---------------------------------------------------------------------------
@@ -179,51 +224,86 @@ def reason_group(why: str) -> str:
 
 #: how many of the first failures of each kind a report keeps
 FIRST = 3
-#: how many distinct refusal reasons are counted one by one
+#: how many distinct refusal (and failure) texts are counted one by one
 REASONS = 20
+#: how many failure classes are counted one by one (the rest: OTHER_CLASSES)
+CLASSES = 100
+OTHER_CLASSES = "(other classes)"
+OTHER_REASONS = "(other reasons)"
 
 
 @dataclass
 class Example:
-    """One reported case: where it was, its size, the verdict; the request
-    and answer bytes are attached by the session (which still holds them)."""
+    """One reported case: where it was, its size, the verdict, its failure
+    class; the request and answer bytes are attached by the session (which
+    still holds them)."""
 
     index: int
     size: tuple
     detail: object
     request: bytes = b""
     answer: bytes = b""
+    cls: str | None = None
 
     def key(self) -> tuple:
         return (self.size, self.index)
 
 
 @dataclass
+class Reason:
+    """One group of refusal or failure texts (equal but for their numbers):
+    the first text as the program wrote it, how many, and whether other
+    texts of the group differ from it."""
+
+    text: str
+    count: int = 0
+    varies: bool = False
+
+
+@dataclass
+class ClassStat:
+    """One failure class: its kind (WRONG or FAILED), how many answers, and
+    the smallest case."""
+
+    kind: str
+    count: int
+    smallest: Example | None
+
+
+@dataclass
 class Tally:
     """Counts per kind, the first and the smallest case of each failing
-    kind, refusal reasons, and the gap histogram with the smallest case of
-    each bucket.  Bounded whatever the number of cases."""
+    kind, the failure classes (count and smallest case of each), refusal
+    and failure texts, and the gap histogram with the smallest case of each
+    bucket.  Bounded whatever the number of cases."""
 
     counts: collections.Counter = field(default_factory=collections.Counter)
     first: dict = field(default_factory=dict)  # kind -> [Example]
     smallest: dict = field(default_factory=dict)  # kind -> Example
-    reasons: collections.Counter = field(default_factory=collections.Counter)
+    #: kind (REFUSED, FAILED) -> number-free text -> Reason
+    reasons: dict = field(default_factory=dict)
+    #: class key -> ClassStat (WRONG and FAILED answers)
+    classes: dict = field(default_factory=dict)
     gaps: collections.Counter = field(default_factory=collections.Counter)
     gap_smallest: dict = field(default_factory=dict)  # gap -> Example
 
-    def add(self, index: int, kind: str, detail: object, size: tuple) -> None:
+    def add(self, index: int, kind: str, detail: object, size: tuple,
+            cls: str | None = None) -> None:
         self.counts[kind] += 1
         if kind in (OK, REFUSED_OK):
             return
-        ex = Example(index, size, detail)
+        ex = Example(index, size, detail, cls=cls)
         first = self.first.setdefault(kind, [])
         if len(first) < FIRST:
             first.append(ex)
         best = self.smallest.get(kind)
         if best is None or ex.key() < best.key():
             self.smallest[kind] = ex
-        if kind == REFUSED:
-            self._reason(reason_group(detail["why"]), 1)
+        if kind in (REFUSED, FAILED):
+            why = detail["why"]
+            self._reason(kind, number_free(why), Reason(why, 1))
+        if cls is not None:
+            self._class(cls, ClassStat(kind, 1, ex))
 
     def add_gap(self, index: int, gap: int | None, size: tuple) -> None:
         self._gap(gap, Example(index, size, None))
@@ -234,11 +314,29 @@ class Tally:
         if best is None or ex.key() < best.key():
             self.gap_smallest[gap] = ex
 
-    def _reason(self, why: str, count: int) -> None:
-        if why in self.reasons or len(self.reasons) < REASONS:
-            self.reasons[why] += count
+    def _reason(self, kind: str, group: str, r: Reason) -> None:
+        mine = self.reasons.setdefault(kind, {})
+        if group not in mine and len(mine) >= REASONS:
+            group = OTHER_REASONS
+            r = Reason(OTHER_REASONS, r.count)
+        have = mine.get(group)
+        if have is None:
+            mine[group] = Reason(r.text, r.count, r.varies)
         else:
-            self.reasons["(other reasons)"] += count
+            have.count += r.count
+            have.varies = have.varies or r.varies or have.text != r.text
+
+    def _class(self, cls: str, c: ClassStat) -> None:
+        if cls not in self.classes and len(self.classes) >= CLASSES:
+            cls, c = OTHER_CLASSES, ClassStat(c.kind, c.count, None)
+        have = self.classes.get(cls)
+        if have is None:
+            self.classes[cls] = ClassStat(c.kind, c.count, c.smallest)
+            return
+        have.count += c.count
+        if c.smallest is not None and (have.smallest is None
+                                       or c.smallest.key() < have.smallest.key()):
+            have.smallest = c.smallest
 
     def merge(self, other: "Tally") -> None:
         self.counts.update(other.counts)
@@ -249,14 +347,29 @@ class Tally:
             best = self.smallest.get(kind)
             if best is None or ex.key() < best.key():
                 self.smallest[kind] = ex
-        for why, n in other.reasons.items():
-            self._reason(why, n)
+        for kind, groups in other.reasons.items():
+            for group, r in groups.items():
+                self._reason(kind, group, r)
+        for cls, c in other.classes.items():
+            self._class(cls, c)
         for gap, n in other.gaps.items():
             self._gap(gap, other.gap_smallest[gap], n)
+
+    def reason_counts(self, kind: str) -> dict[str, int]:
+        """The texts of one kind (REFUSED, FAILED), most frequent first, each
+        as the program wrote it (the first of its group)."""
+        groups = sorted(self.reasons.get(kind, {}).values(), key=lambda r: -r.count)
+        return {r.text + (" (and texts that differ from it only in numbers)"
+                          if r.varies else ""): r.count for r in groups}
+
+    def smallest_of(self, cls: str) -> Example | None:
+        c = self.classes.get(cls)
+        return None if c is None else c.smallest
 
     def examples(self) -> list[Example]:
         out = [e for exs in self.first.values() for e in exs]
         out += list(self.smallest.values()) + list(self.gap_smallest.values())
+        out += [c.smallest for c in self.classes.values() if c.smallest is not None]
         return out
 
     @property
@@ -313,7 +426,7 @@ def check_chunk(ct: CaseType, optimal: bool, chunk: Chunk) -> ChunkResult:
             tally.counts[OK] += 1
             continue
         case = unpack(packed)
-        kind, detail = classify(ct, case, line, optimal)
+        kind, detail, cls = classify_full(ct, case, line, optimal)
         if kind == GARBAGE:
             res.garbage = (off, detail)
             break
@@ -322,12 +435,12 @@ def check_chunk(ct: CaseType, optimal: bool, chunk: Chunk) -> ChunkResult:
             if optimal:
                 tally.add_gap(chunk.start + off, detail, ct.size(case))
             continue
-        if kind in (WRONG, REFUSED):
+        if kind in (WRONG, REFUSED, FAILED):
             to = _fits_neighbours(ct, chunk, off, line)
             res.fits.append((off, to))
             if to:
                 tally = after
-        tally.add(chunk.start + off, kind, detail, ct.size(case))
+        tally.add(chunk.start + off, kind, detail, ct.size(case), cls)
     return res
 
 

@@ -26,7 +26,18 @@ from ...core.semantics import (
 )
 from ... import cases as gen
 from . import moves as mv
-from .checker import INTERNAL, OK, REFUSED, REFUSED_OK, WRONG, Example, Tally
+from .checker import (
+    FAILED,
+    FAILURE_KEY,
+    INTERNAL,
+    OK,
+    OTHER_CLASSES,
+    REFUSED,
+    REFUSED_OK,
+    WRONG,
+    Example,
+    Tally,
+)
 from .partner import Terminated, die_of, signals_end_partners
 from .session import Result, Suite, run_session
 from .shrink import Shrunk, shrink
@@ -40,6 +51,8 @@ comes (docs/conform.md).
   answer:   {"sequence": [...]}            the operations
             {"unsupported": "why"}         declines the case ({"error": "why"} too):
                                            right only when no sequence exists
+            {"failure": "why"}             the program itself failed (an abort, a
+                                           failed internal check): always fails the run
 
 With --allocator the requests are straight-line SSA tapes, {"tape": [...],
 "registers": n}, and the answers allocated programs, {"program": [...]}.
@@ -47,16 +60,19 @@ With --machine they carry the machine (docs/machines.md): {"machine": M,
 "moves": [["m0", "m1"], [["a1", "a2"], ["a0", "a1"]], ["rax", {"imm": 7}]],
 "temps": ["r15"]}.
 
-Reports the answers checked, the wrong ones (the first, and the smallest,
-shrunk by re-running PROGRAM on fewer moves with the same register
-numbers), the solvable cases it declined (each with our sequence as the
+Reports the answers checked, the wrong ones (the first, and per failure
+class, the kind of mistake the verdict names with locations by kind, the
+count and the smallest case, shrunk within its class by re-running PROGRAM
+on fewer moves with the same register numbers), the program's own
+failures, the solvable cases it declined (each with our sequence as the
 witness), and with --optimal the gap to the optimum with the smallest case
 of each gap.  A program that hangs (--timeout per answer), crashes, exits
 early, prints garbage, or skips or repeats an answer line broke the
 protocol: that is reported first, with the case it was on.
 
-exit status: 0 every answer correct; 1 a wrong sequence or allocation, or a
-solvable case declined (unless --allow-refusals); 2 bad use, or a program
+exit status: 0 every answer correct; 1 a wrong sequence or allocation, a
+{"failure": ...} answer, or a solvable case declined (unless
+--allow-refusals); 2 bad use, or a program
 that broke the protocol (and nothing wrong before the break).  A wrong
 sequence always exits 1.
 
@@ -79,6 +95,10 @@ MAX_TAPE_OPS = 5
 MAX_MACHINE_CASES = 2_000_000
 #: --shard I/N: at most this many shards
 MAX_SHARDS = 1_000_000
+#: --max-classes: each class shown is shrunk by re-running the program; a run
+#: counts at most checker.CLASSES classes one by one
+DEFAULT_CLASSES = 10
+MAX_CLASSES = 100
 
 
 def _temp_arg(text: str):
@@ -173,6 +193,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="longest wait for any one answer (default 10)")
     parser.add_argument("--jobs", "-j", type=int, default=None, metavar="J",
                         help="checker processes (default: one per core; 1 = check inline)")
+    parser.add_argument("--max-classes", type=int, default=None, metavar="K",
+                        help=f"failure classes to shrink and print, the most frequent "
+                        f"first (default {DEFAULT_CLASSES}; 1..{MAX_CLASSES}); the others "
+                        "are counted")
     parser.add_argument("--no-shrink", action="store_true",
                         help="report the smallest wrong answer found without shrinking it")
     parser.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
@@ -208,6 +232,10 @@ def _validate_numbers(args: argparse.Namespace) -> None:
     if args.relabel is not None:
         _need(args.shapes, "--relabel goes with --shapes")
         _need(0 <= args.relabel <= 1000, f"--relabel must be 0..1000, not {args.relabel}")
+    if args.max_classes is not None:
+        _need(1 <= args.max_classes <= MAX_CLASSES,
+              f"--max-classes must be a whole number in 1..{MAX_CLASSES} (the failure "
+              f"classes shrunk and printed), not {args.max_classes}")
     if args.seed is not None:
         _need(args.seed.strip() != "", '--seed is empty (an unset CI variable?); give a '
               'number or any text, e.g. --seed "${CI_BUILD_ID:-0}"')
@@ -412,16 +440,12 @@ def _run(args: argparse.Namespace, argv: list[str], whole: Suite) -> int:
     if printer is not None and sys.stderr.isatty():
         print(" " * 78, end="\r", file=sys.stderr)
     ct = suite.case_type
-    wrong = res.tally.smallest.get(WRONG)
-    if not res.shift_caused and wrong is None:
-        wrong = res.after.smallest.get(WRONG)
-    shrunk = None
-    if wrong is not None:
-        case = ct.decode(json.loads(wrong.request))
-        if args.no_shrink:
-            shrunk = Shrunk(case, wrong, 0, False)
-        else:
-            shrunk = shrink(argv, ct, case, wrong, args.timeout)
+    counted = counted_tally(res)
+    limit = args.max_classes or DEFAULT_CLASSES
+    shrunk_classes = [(cls, c, _shrunk(args, argv, ct, c.smallest))
+                      for cls, c in shown_classes(counted, WRONG, limit)]
+    failed = [(cls, c, _shrunk(args, argv, ct, c.smallest))
+              for cls, c in shown_classes(counted, FAILED, 1)]
     alone = None
     b = res.broken
     if b is not None and b.request is not None and b.kind in (
@@ -429,9 +453,35 @@ def _run(args: argparse.Namespace, argv: list[str], whole: Suite) -> int:
         again = run_session(argv, Suite(ct, lambda: [ct.decode(json.loads(b.request))], 1,
                                         "alone"), False, args.timeout)
         alone = again.broken is not None and again.broken.kind == b.kind
-    report = make_report(args, suite, res, shrunk, alone, wrong, first, whole.planned)
+    report = make_report(args, suite, res, shrunk_classes, alone, failed, first, whole.planned)
     print(json.dumps(report, indent=2) if args.json else text_report(report))
     return report["exit"]
+
+
+def counted_tally(res: Result) -> Tally:
+    """The verdicts that count: all of them, except those a skipped or
+    repeated answer line caused (``Result.shift_caused``)."""
+    counted = Tally()
+    counted.merge(res.tally)
+    if not res.shift_caused:
+        counted.merge(res.after)
+    return counted
+
+
+def shown_classes(t: Tally, kind: str, limit: int) -> list:
+    """The ``limit`` most frequent failure classes of ``kind`` (ties: the one
+    with the smaller case first), as ``(key, ClassStat)``."""
+    mine = [(cls, c) for cls, c in t.classes.items()
+            if c.kind == kind and cls != OTHER_CLASSES and c.smallest is not None]
+    mine.sort(key=lambda kc: (-kc[1].count, kc[1].smallest.key(), kc[0]))
+    return mine[:limit]
+
+
+def _shrunk(args, argv: list[str], ct, found: Example) -> Shrunk:
+    case = ct.decode(json.loads(found.request))
+    if args.no_shrink:
+        return Shrunk(case, found, 0, False)
+    return shrink(argv, ct, case, found, args.timeout)
 
 
 def _progress_printer(mode: str) -> Callable[[int, int, float], None] | None:
@@ -466,11 +516,12 @@ def progress_text(done: int, total: int, elapsed: float) -> str:
 
 
 def exit_status(res: Result, allow_refusals: bool) -> int:
-    """1 beats 2 beats 0: a wrong answer always exits 1; a declined solvable
+    """1 beats 2 beats 0: a wrong answer or a ``{"failure": ...}`` always
+    exits 1, whatever ``--allow-refusals`` says; a declined solvable
     case exits 1 unless allowed; a broken program, a checker error or a run
     that checked nothing exits 2."""
     counted = [res.tally] + ([] if res.shift_caused else [res.after])
-    wrong = sum(t.counts[WRONG] for t in counted)
+    wrong = sum(t.counts[WRONG] + t.counts[FAILED] for t in counted)
     refused = sum(t.counts[REFUSED] for t in counted)
     if wrong or (refused and not allow_refusals):
         return EXIT_WRONG
@@ -480,7 +531,7 @@ def exit_status(res: Result, allow_refusals: bool) -> int:
     return EXIT_OK
 
 
-def _example(ct, ex: Example, with_reference: bool = False, first: int = 0) -> dict:
+def _numbered(ct, ex: Example, with_reference: bool = False, first: int = 0) -> dict:
     req = json.loads(ex.request)
     case = ct.decode(req)
     out: dict[str, Any] = {"case": first + ex.index, "request": req, "what": ct.describe(case),
@@ -494,28 +545,51 @@ def _example(ct, ex: Example, with_reference: bool = False, first: int = 0) -> d
     return out
 
 
+def _shrunk_example(args, ct, shrunk: Shrunk, found: Example | None = None,
+                    first: int = 0) -> dict:
+    """A shrunk case as the report shows it: the case, how it was shrunk,
+    where it was found, and the commands that reproduce its verdict.  A
+    shrunk example is numbered in its own re-run; one not shrunk (the
+    ``found`` one) in this run, whose first case is ``first``."""
+    s = _numbered(ct, shrunk.example, first=first if shrunk.example is found else 0)
+    s.update(shrink_steps=shrunk.steps, fails_alone=shrunk.reproduced,
+             shrunk=not args.no_shrink)
+    answer = _answer_value(ct, shrunk.example.answer)
+    cmd = ct.explain_command(shrunk.case, answer) if answer is not None else None
+    if cmd:
+        s["explain"] = cmd
+    check = getattr(ct, "check_command", None)
+    if check is not None and answer is not None:
+        s["check"] = check(shrunk.case, answer)
+    return s
+
+
+def _class_entry(args, ct, cls: str, c, shrunk: Shrunk, first: int = 0) -> dict:
+    s = _shrunk_example(args, ct, shrunk, c.smallest, first)
+    s.update(found_case=first + c.smallest.index,
+             found_request=json.loads(c.smallest.request))
+    return {"class": cls, "count": c.count, "smallest": s}
+
+
 MACHINE_NOTE = ("on a machine, a case counts as having no answer when our resolve "
                 "finds none (its contract; the optimum's search confirms it on "
                 "machines of at most 8 units only)")
 
 
-def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
-                alone: bool | None, wrong_found: Example | None = None,
-                first: int = 0, whole: int | None = None) -> dict:
-    """The report; with ``--shard`` its case numbers are those of the whole
-    run (``first`` is the shard's first case) and a "shard" object carries
-    what ``merge`` needs to rebuild the whole run's report."""
+def make_report(args, suite: Suite, res: Result, classes: list, alone: bool | None,
+                failed: list = (), first: int = 0, whole: int | None = None) -> dict:
+    """The report as one JSON object; ``classes`` (and ``failed``) are the
+    shown failure classes of wrong answers (of ``{"failure"}`` answers),
+    each ``(key, ClassStat, Shrunk)``.  With ``--shard`` its case numbers
+    are those of the whole run (``first`` is the shard's first case) and a
+    "shard" object carries what ``merge`` needs to rebuild the whole run's
+    report."""
     ct = suite.case_type
 
-    def example(ex: Example, with_reference: bool = False) -> dict:
-        return _example(ct, ex, with_reference, first)
-
+    def _example(ct, ex: Example, with_reference: bool = False) -> dict:
+        return _numbered(ct, ex, with_reference, first)
     status = exit_status(res, args.allow_refusals)
-    t = res.tally
-    counted = Tally()
-    counted.merge(t)
-    if not res.shift_caused:
-        counted.merge(res.after)
+    counted = counted_tally(res)
     rate = res.checked / res.seconds if res.seconds > 0 else 0.0
     r: dict[str, Any] = {"program": args.cmd, "exit": status}
     if isinstance(ct, mv.MoveType):
@@ -529,6 +603,7 @@ def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
         "correct": counted.counts[OK] + counted.counts[REFUSED_OK],
         "refused_unsolvable": counted.counts[REFUSED_OK],
         "failures": counted.counts[WRONG],
+        "program_failures": counted.counts[FAILED],
         "refusals": counted.counts[REFUSED],
         "seconds": round(res.seconds, 3), "cases_per_second": round(rate),
     })
@@ -546,30 +621,38 @@ def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
             r["broken"]["answers_out_of_step"] = a.checked
             out_of_step = min((exs[0] for k, exs in a.first.items() if k in (WRONG, REFUSED)),
                               key=lambda e: e.index)
-            r["broken"]["first_out_of_step"] = example(out_of_step)
+            r["broken"]["first_out_of_step"] = _example(ct, out_of_step)
     if counted.counts[WRONG]:
-        r["first_failure"] = example(counted.first[WRONG][0])
-    if shrunk is not None:
-        # a shrunk example is numbered in its own re-run, a found one in this run
-        s = (example(shrunk.example) if shrunk.example is wrong_found
-             else _example(ct, shrunk.example))
-        s.update(shrink_steps=shrunk.steps, fails_alone=shrunk.reproduced,
-                 shrunk=not args.no_shrink, found_case=first + wrong_found.index,
-                 found_request=json.loads(wrong_found.request))
-        answer = _answer_value(ct, shrunk.example.answer)
-        cmd = ct.explain_command(shrunk.case, answer) if answer is not None else None
-        if cmd:
-            s["explain"] = cmd
-        check = getattr(ct, "check_command", None)
-        if check is not None and answer is not None:
-            s["check"] = check(shrunk.case, answer)
-        r["smallest_failure"] = s
+        r["first_failure"] = _example(ct, counted.first[WRONG][0])
+    if classes:
+        entries = [_class_entry(args, ct, cls, c, sh, first) for cls, c, sh in classes]
+        wrong_classes = [c for k, c in counted.classes.items() if c.kind == WRONG]
+        r["classes"] = len(wrong_classes)
+        r["failure_classes"] = entries
+        hidden = [c for k, c in counted.classes.items()
+                  if c.kind == WRONG and k not in {e["class"] for e in entries}]
+        if hidden:
+            r["classes_not_shown"] = {"classes": len(hidden),
+                                      "answers": sum(c.count for c in hidden)}
+            if OTHER_CLASSES in counted.classes:
+                r["classes_not_shown"]["more_than_counted"] = True
+        # the smallest of every shown class's smallest case: what
+        # `verified explain report.json` explains
+        best = min(entries, key=lambda e: (ct.size(ct.decode(e["smallest"]["request"])),
+                                           e["smallest"]["case"]))
+        r["smallest_failure"] = dict(best["smallest"], **{"class": best["class"]})
+    if counted.counts[FAILED]:
+        fr: dict[str, Any] = {"reasons": counted.reason_counts(FAILED),
+                              "first": _example(ct, counted.first[FAILED][0])}
+        for cls, c, sh in failed:
+            fr["smallest"] = _class_entry(args, ct, cls, c, sh, first)["smallest"]
+        r["failure_report"] = fr
     if counted.counts[REFUSED]:
         r["refusal_report"] = {
             "allowed": args.allow_refusals,
-            "reasons": dict(counted.reasons.most_common()),
-            "first": example(counted.first[REFUSED][0], with_reference=True),
-            "smallest": example(counted.smallest[REFUSED], with_reference=True),
+            "reasons": counted.reason_counts(REFUSED),
+            "first": _example(ct, counted.first[REFUSED][0], with_reference=True),
+            "smallest": _example(ct, counted.smallest[REFUSED], with_reference=True),
         }
     internal = list(res.internal) + [
         f"case #{first + e.index}: {e.detail}" for e in counted.first.get(INTERNAL, [])]
@@ -578,7 +661,7 @@ def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
     if args.optimal:
         r["gap_to_optimum"] = [
             {"gap": gap, "count": n,
-             "smallest": example(counted.gap_smallest[gap], with_reference=True)}
+             "smallest": _example(ct, counted.gap_smallest[gap], with_reference=True)}
             for gap, n in sorted(counted.gaps.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))]
     notes = list(res.notes)
     if "machine" in r and counted.counts[REFUSED_OK]:
@@ -587,26 +670,26 @@ def make_report(args, suite: Suite, res: Result, shrunk: Shrunk | None,
         r["notes"] = notes
     shard = getattr(args, "shard", None)
     if shard is not None:
-        r["shard"] = _shard_facts(shard, first, whole, res, counted, wrong_found)
+        r["shard"] = _shard_facts(shard, first, whole, res, counted)
     return r
 
 
 def _shard_facts(shard: tuple[int, int], first: int, whole: int | None, res: Result,
-                 counted: Tally, wrong_found: Example | None) -> dict:
+                 counted: Tally) -> dict:
     """What ``merge`` needs beyond the report itself: which part this is,
-    and the sizes that rank its examples against other shards' (the
-    smallest case of a kind is the least (size, case number))."""
-    out: dict[str, Any] = {
+    the sizes that rank its examples against other shards' (the smallest
+    case of a kind is the least (size, case number)), and its refusal
+    texts as the run groups them (number-free group, first text, whether
+    texts differed, count), in the order first seen."""
+    return {
         "index": shard[0], "of": shard[1], "first_case": first, "planned_total": whole,
         "internal": list(res.internal),
         "sizes": {kind: list(ex.size) for kind, ex in counted.smallest.items()
-                  if kind in (WRONG, REFUSED)},
+                  if kind == REFUSED},
         "gap_sizes": [[gap, list(ex.size)] for gap, ex in counted.gap_smallest.items()],
-        "reasons_order": list(counted.reasons),
+        "reasons": [[group, r.text, r.varies, r.count]
+                    for group, r in counted.reasons.get(REFUSED, {}).items()],
     }
-    if wrong_found is not None:
-        out["sizes"][WRONG] = list(wrong_found.size)
-    return out
 
 
 def _answer_value(ct, answer: bytes):
@@ -622,6 +705,29 @@ def _one_line(text: str) -> str:
 
 
 VERDICT = {0: "PASS", 1: "FAIL: wrong answers", 2: "FAIL: broken program or bad use"}
+
+
+def _how(f: dict) -> str:
+    """How a smallest case was found: shrunk, or not."""
+    if not f["shrunk"]:
+        return "as found, not shrunk (--no-shrink)"
+    if f["fails_alone"]:
+        return f"shrunk in {f['shrink_steps']} step(s), re-run alone in a fresh process"
+    return ("NOT reproduced in a fresh process (the program's answers depend on "
+            "earlier requests); shown as found")
+
+
+def _case_lines(f: dict, pad: str, verdict: bool = False) -> list[str]:
+    out = [f"{pad}case:    {f['what']}",
+           f"{pad}request: {json.dumps(f['request'])}",
+           f"{pad}answer:  {f['answer']}"]
+    if verdict:
+        out.append(f"{pad}verdict: {json.dumps(f['verdict'])}")
+    if "explain" in f:
+        out.append(f"{pad}explain: {f['explain']}")
+    elif "check" in f:
+        out.append(f"{pad}check:   {f['check']}")
+    return out
 
 
 def text_report(r: dict) -> str:
@@ -662,7 +768,18 @@ def text_report(r: dict) -> str:
     out.append(f"correct: {r['correct']:,}" + (
         f" (of which {r['refused_unsolvable']:,} rightly declined: no answer exists)"
         if r["refused_unsolvable"] else ""))
-    out.append(f"wrong {noun}: {r['failures']:,}")
+    classes = r.get("classes", 0)
+    out.append(f"wrong {noun}: {r['failures']:,}"
+               + (f" in {classes} class{'es' if classes != 1 else ''}" if classes else ""))
+    if r["program_failures"]:
+        fr = r["failure_report"]
+        out.append(f"program failures (the program answered {{\"{FAILURE_KEY}\": ...}}): "
+                   f"{r['program_failures']:,}")
+        for why, n in fr["reasons"].items():
+            out.append(f"  {n:>9,}  {why}")
+        if "smallest" in fr:
+            out.append(f"  smallest failed case ({_how(fr['smallest'])}):")
+            out += _case_lines(fr["smallest"], "    ")
     if r["refusals"]:
         allowed = " (allowed by --allow-refusals)" if r["refusal_report"]["allowed"] else ""
         out.append(f"declined solvable cases: {r['refusals']:,}{allowed}")
@@ -681,24 +798,18 @@ def text_report(r: dict) -> str:
                 f"  request: {json.dumps(f['request'])}",
                 f"  answer:  {f['answer']}",
                 f"  verdict: {json.dumps(f['verdict'])}"]
-    if "smallest_failure" in r:
-        f = r["smallest_failure"]
-        if not f["shrunk"]:
-            how = "as found, not shrunk (--no-shrink)"
-        elif f["fails_alone"]:
-            how = f"shrunk in {f['shrink_steps']} step(s), re-run alone in a fresh process"
-        else:
-            how = ("NOT reproduced in a fresh process (the program's answers depend on "
-                   "earlier requests); shown as found")
-        out += [f"smallest wrong answer ({how}):",
-                f"  case:    {f['what']}",
-                f"  request: {json.dumps(f['request'])}",
-                f"  answer:  {f['answer']}",
-                f"  verdict: {json.dumps(f['verdict'])}"]
-        if "check" in f:
-            out.append(f"  check:   {f['check']}")
-        elif "explain" in f:
-            out.append(f"  explain: {f['explain']}")
+    entries = r.get("failure_classes", [])
+    for i, e in enumerate(entries, 1):
+        f = e["smallest"]
+        what = noun if e["count"] != 1 else noun[:-1]
+        out.append(f"class {i} of {classes}: {e['count']:,} wrong {what}: {e['class']}")
+        out.append(f"  smallest ({_how(f)}):")
+        out += _case_lines(f, "    ", verdict=True)
+    if "classes_not_shown" in r:
+        h = r["classes_not_shown"]
+        more = " (and more not counted one by one)" if h.get("more_than_counted") else ""
+        out.append(f"{h['classes']:,} more class(es){more}, {h['answers']:,} wrong {noun}, "
+                   f"not shown: raise --max-classes to see them")
     for e in r.get("internal_errors", []):
         out.append(f"INTERNAL ERROR of conform: {e} (please report)")
     if "gap_to_optimum" in r:
@@ -716,7 +827,8 @@ def text_report(r: dict) -> str:
         out.append(f"note: {n}")
     verdict = VERDICT[r["exit"]]
     if r["exit"] == 1 and not r["failures"]:
-        verdict = "FAIL: solvable cases declined"
+        verdict = ("FAIL: the program failed" if r["program_failures"]
+                   else "FAIL: solvable cases declined")
     if r["exit"] == 2 and r["run"] == 0 and "broken" not in r and "internal_errors" not in r:
         verdict = "FAIL: nothing was checked"
     out.append(f"result: {verdict} (exit {r['exit']})")

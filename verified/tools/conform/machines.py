@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -151,6 +152,16 @@ class MachineType(CaseType):
     def describe(self, case: gen.MachineCase) -> str:
         return gen.format_case(case)
 
+    def failure_class(self, case: gen.MachineCase, answer: object, verdict: dict) -> str:
+        """The kind of mistake, every location by its kind and class
+        (``docs/conform.md``, "Failure classes"; ``location_label``)."""
+        return machine_failure_class(self.machine, self.move(case), answer, verdict)
+
+    def explain_command(self, case: gen.MachineCase, answer: object) -> str:
+        """``verified explain`` on the request and the answer's sequence."""
+        return ("verified explain --request " + shlex.quote(json.dumps(self.request(case)))
+                + " --sequence " + shlex.quote(json.dumps(answer)))
+
     def check_command(self, case: gen.MachineCase, answer: object) -> str:
         """The request with the answer's sequence, fed to ``verified check``
         (which gives the same verdict)."""
@@ -158,6 +169,103 @@ class MachineType(CaseType):
         req["sequence"] = answer
         return f"echo {shlex.quote(json.dumps(req))} | verified check"
 
+
+
+# ---------------------------------------------------------------------------
+# Failure classes
+# ---------------------------------------------------------------------------
+
+
+def location_label(m: M.Machine, loc: M.MLoc) -> str:
+    """A location by kind rather than name: its register class (``gpr``),
+    ``slot`` (whatever its width: a slot swap is one bug on any slots),
+    ``imm``; a list, its parts' labels in brackets (``[gpr, gpr]``)."""
+    if isinstance(loc, M.Imm):
+        return "imm"
+    labels = [_name_label(m, p) for p in loc.parts]
+    return f"[{', '.join(labels)}]" if loc.is_list else labels[0]
+
+
+def _name_label(m: M.Machine, name: str) -> str:
+    r = m.lookup(name)
+    return str(r.cls) if r.kind == "reg" else "slot"
+
+
+def _generalise(m: M.Machine, text: str, names: set[str]) -> str:
+    """A reason with each of ``names`` (the operation's operands) as its
+    label; the rest (the machine's name, widths) as written."""
+    def word(match) -> str:
+        w = match.group(0)
+        return _name_label(m, w) if w in names else w
+    return re.sub(r"[A-Za-z_][A-Za-z0-9_.]*", word, text)
+
+
+def _loc(m: M.Machine, raw: object) -> M.MLoc | None:
+    try:
+        return M.parse_loc(m, raw)
+    except PreconditionError:
+        return None
+
+
+def machine_failure_class(m: M.Machine, mm: M.MachineMove, answer: object,
+                          verdict: dict) -> str:
+    """The class of a wrong machine sequence: an illegal operation (its
+    shape by operand labels and why the machine lacks it), a malformed one,
+    or a wrong unit: which destination (by label) holds what instead
+    (``_held_kind``), or which non-destination was clobbered."""
+    cx = verdict.get("counterexample")
+    index = verdict.get("operation")
+    if cx is None:
+        if index is None or not isinstance(answer, list):
+            return "malformed: the sequence is not a list of operations"
+        try:
+            op = M.parse_op(m, answer[index])
+        except PreconditionError:
+            raw = answer[index]
+            name = raw[0] if isinstance(raw, list) and raw and isinstance(raw[0], str) else None
+            return "malformed operation" + (f" ({json.dumps(name)})" if name else "")
+        x, y = (op.dst, op.src) if isinstance(op, M.MMov) else (op.a, op.b)
+        shape = f"{answer[index][0]} {location_label(m, x)}, {location_label(m, y)}"
+        why = verdict.get("reason", "")
+        why = re.sub(r"^operation #\d+: ", "", why)
+        text = M.format_mop(op)
+        why = why[len(text):].lstrip() if why.startswith(text) else why
+        names = {p for loc in (x, y) if isinstance(loc, M.Place) for p in loc.parts}
+        return f"illegal operation: {shape}: {_generalise(m, why, names)}"
+    unit = cx.get("unit")
+    got = str(cx.get("got"))
+    dest = [(d, s) for d, s in mm.moves if unit in M.units(m, d)]
+    if dest:
+        d, s = dest[0]
+        wanted = "the immediate" if isinstance(s, M.Imm) else "its source's value"
+        return (f"wrong value: a {location_label(m, d)} destination holds "
+                f"{_held_kind(mm, d, s, got)}, not {wanted}")
+    name = cx.get("location")
+    where = _loc(m, name)
+    label = location_label(m, where) if where is not None else str(name)
+    sources = {u for _, s in mm.moves for u in M.units(m, s)}
+    role = "a source" if unit in sources else "not in the move"
+    return (f"clobbered: a {label} that is no destination ({role}) holds "
+            f"{_held_kind(mm, None, None, got)}")
+
+
+def _held_kind(mm: M.MachineMove, d, s, got: str) -> str:
+    """What a wrong unit holds, by kind (not by where it came from: one bug
+    moves values of every class): an immediate piece, its own old value, a
+    temporary's leftover, another part of its own source (a pair shifted),
+    another source's value, an unmoved location's value."""
+    m = mm.machine
+    if got.startswith("#"):
+        return "an immediate piece" if not isinstance(s, M.Imm) else "a wrong immediate piece"
+    if d is not None and got in M.units(m, d):
+        return "its own old value"
+    if got in mm.temp_units():
+        return "a temporary's leftover"
+    if s is not None and not isinstance(s, M.Imm) and got in M.units(m, s):
+        return "another unit of its own source"
+    if any(got in M.units(m, src) for _, src in mm.moves):
+        return "another source's value"
+    return "an unmoved location's value"
 
 
 def ordered(cases, order: str, seed: object):

@@ -1,8 +1,10 @@
 """``verified conform merge REPORT...``: the N ``--json`` reports of a run
 split with ``--shard I/N`` (on N machines, N CI jobs, N processes of a
 cluster: ``cluster.py``) merged into the report one run over every case
-gives: the same counts, the same first and smallest examples (case numbers
-are the whole run's), the same exit status.
+gives: the same counts, refusal texts, first and smallest examples (case
+numbers are the whole run's), gaps and exit status.  Wrong answers are not
+merged yet (their failure classes are shrunk within each run): a shard
+with any is refused, as is a report with a field merge does not know.
 
 What cannot be the same is said in the report's "notes": the time (the
 merged "seconds" is the sum of the shards' sessions, the CPU spent rather
@@ -20,7 +22,7 @@ import sys
 from typing import Any
 
 from ...core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG
-from .checker import FIRST, REASONS
+from .checker import FIRST, OTHER_REASONS, REASONS
 from .cli import MACHINE_NOTE, shard_range, text_report
 
 HELP = """\
@@ -29,8 +31,9 @@ one run over every case gives (docs/conform.md, "Sharding").  Every shard
 1..N must be given once, all of the same run (program, model or machine,
 temps, contract, cases).  Prints the merged report as JSON (--text: as
 conform prints it) and exits with its status: 0 every answer correct, 1 a
-wrong answer or a declined solvable case, 2 a broken program, bad reports
-or bad use.
+declined solvable case, 2 a broken program, bad reports or bad use.  A
+shard with wrong answers is refused (their failure classes are not merged
+yet): its own report shows them.
 
 example:
   for i in 1 2 3 4; do
@@ -46,9 +49,8 @@ SAME = ("program", "model", "machine", "allocator", "temps", "preserve", "cases"
 #: report with any other field is refused rather than merged into a report
 #: one run would not give
 KNOWN = frozenset(SAME) | {
-    "exit", "planned", "run", "correct", "refused_unsolvable", "failures", "refusals",
-    "seconds", "cases_per_second", "broken", "first_failure", "smallest_failure",
-    "refusal_report", "internal_errors", "gap_to_optimum", "notes", "shard"}
+    "exit", "planned", "run", "correct", "refused_unsolvable", "failures", "program_failures",
+    "refusals", "seconds", "cases_per_second", "broken", "refusal_report", "internal_errors", "gap_to_optimum", "notes", "shard"}
 
 
 class BadReports(Exception):
@@ -102,7 +104,14 @@ def _load(path: str) -> dict:
 
 
 def check_fields(report: dict) -> None:
-    """Refuse a report with a field ``merge`` does not know how to combine."""
+    """Refuse a report with a field ``merge`` does not know how to combine,
+    or with wrong answers or ``{"failure"}`` answers: their failure classes
+    (each shrunk within the run that found it, the most frequent shown) are
+    not merged yet."""
+    if report.get("failures") or report.get("program_failures"):
+        raise BadReports(f"{report['shard']['path']} has wrong answers or failure answers; "
+                         f"merge does not combine failure classes yet (run without --shard "
+                         f"to see them, or read each shard's report)")
     unknown = sorted(set(report) - KNOWN)
     if unknown:
         raise BadReports(f"{report['shard']['path']} has field(s) "
@@ -165,8 +174,9 @@ def merge(reports: list[dict]) -> dict:
     run = sum(r["run"] for r in parts)
     seconds = sum(r["seconds"] for r in parts)
     out.update({"cases": head["cases"], "planned": head["shard"]["planned_total"], "run": run})
-    for key in ("correct", "refused_unsolvable", "failures", "refusals"):
-        out[key] = sum(r[key] for r in parts)
+    for key in ("correct", "refused_unsolvable", "failures", "program_failures", "refusals"):
+        if key in head:
+            out[key] = sum(r[key] for r in parts)
     out["seconds"] = round(seconds, 3)
     out["cases_per_second"] = round(run / seconds) if seconds > 0 else 0
     notes: list[str] = []
@@ -175,14 +185,6 @@ def merge(reports: list[dict]) -> dict:
         out["broken"] = broken[0]["broken"]
         notes.append(f"shard {broken[0]['shard']['index']}/{len(parts)}'s program broke the "
                      f"protocol; one run would have stopped there, the other shards went on")
-    firsts = [r["first_failure"] for r in parts if "first_failure" in r]
-    if firsts:
-        out["first_failure"] = min(firsts, key=lambda e: e["case"])
-    shrunk = [r for r in parts if "smallest_failure" in r]
-    if shrunk:
-        best = min(shrunk, key=lambda r: (_size(r, "wrong"),
-                                          r["smallest_failure"]["found_case"]))
-        out["smallest_failure"] = best["smallest_failure"]
     refusing = [r for r in parts if "refusal_report" in r]
     if refusing:
         reasons, lumped = _merge_reasons(refusing)
@@ -221,19 +223,27 @@ def merge(reports: list[dict]) -> dict:
 
 
 def _merge_reasons(refusing: list[dict]) -> tuple[dict, bool]:
-    """The reasons as one run counts them: each kind in the order it was
-    first seen, the first ``REASONS`` kinds apart, the rest together."""
-    counts: dict[str, int] = {}
+    """The refusal texts as one run counts them (``checker.Tally``): groups
+    of texts equal but for their numbers, in the order first seen, the first
+    ``REASONS`` groups apart and the rest together, each shown as its first
+    text; most frequent first.  Also whether a shard lumped groups itself."""
+    groups: dict[str, list] = {}  # group -> [text, varies, count]
     lumped = False
     for r in refusing:
-        mine = r["refusal_report"]["reasons"]
-        lumped = lumped or "(other reasons)" in mine
-        for why in r["shard"]["reasons_order"]:
-            key = why if why in counts or len(counts) < REASONS else "(other reasons)"
-            counts[key] = counts.get(key, 0) + mine[why]
-    # most_common's order: by count, ties in the order first seen
-    ordered = sorted(counts.items(), key=lambda kv: -kv[1])
-    return dict(ordered), lumped
+        for group, text, varies, count in r["shard"]["reasons"]:
+            lumped = lumped or group == OTHER_REASONS
+            if group not in groups and len(groups) >= REASONS:
+                group, text, varies = OTHER_REASONS, OTHER_REASONS, False
+            have = groups.get(group)
+            if have is None:
+                groups[group] = [text, varies, count]
+            else:
+                have[1] = have[1] or varies or have[0] != text
+                have[2] += count
+    # reason_counts' order: by count, ties in the order first seen
+    ordered = sorted(groups.values(), key=lambda g: -g[2])
+    return {text + (" (and texts that differ from it only in numbers)" if varies else ""): count
+            for text, varies, count in ordered}, lumped
 
 
 def _merge_gaps(parts: list[dict]) -> list[dict]:

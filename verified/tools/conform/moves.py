@@ -21,6 +21,7 @@ from ...algorithms import ALGORITHMS, solve
 from ...algorithms.optimum import optimum
 from ...core.oracle import Verdict, implements, read_sequence
 from ...core.semantics import (
+    MODELS,
     Location,
     ParallelMove,
     PreconditionError,
@@ -89,8 +90,8 @@ _LINE_MEMO_SIZE = 1 << 16
 
 
 def answer_ops(line: bytes) -> "list | None":
-    """The operations of an answer line that is an object with a
-    well-formed ``"sequence"``, else None.  A pure function of the bytes
+    """The operations of an answer line that is an object with exactly one
+    field, a well-formed ``"sequence"``, else None.  A pure function of the bytes
     (``decode_answer``, then ``parse_sequence``), memoised on them: answers
     repeat (the same sequence answers every register count the move fits
     in), and a repeated line costs one dictionary look-up.  Callers only
@@ -101,7 +102,7 @@ def answer_ops(line: bytes) -> "list | None":
         return got
     obj = decode_answer(line)
     ops = None
-    if type(obj) is dict and "sequence" in obj:
+    if type(obj) is dict and len(obj) == 1 and "sequence" in obj:  # classify's one field
         parsed = parse_sequence(obj["sequence"])
         ops = parsed if type(parsed) is list else None
     if len(memo) >= _LINE_MEMO_SIZE:
@@ -233,9 +234,52 @@ class MoveType(CaseType):
     def describe(self, case: gen.Case) -> str:
         return format_moves(case)
 
+    def failure_class(self, case: gen.Case, answer: object, verdict: dict) -> str:
+        """The kind of mistake, locations by kind (``docs/conform.md``,
+        "Failure classes"): an operation the model lacks (which one), an
+        undeclared location, a malformed operation; or a wrong value: which
+        location (a destination, a register that is no destination, a
+        source or not), what it holds instead (its own old value, a
+        temporary's leftover, another source's value, an unmoved
+        register's value).  Every register is one kind, so the class never
+        depends on register numbers."""
+        cx = verdict.get("counterexample")
+        index = verdict.get("operation")
+        if cx is None:
+            if index is None or not isinstance(answer, list):
+                return "malformed: the sequence is not a list of operations"
+            try:
+                op = operation(answer[index])
+            except PreconditionError:
+                name = answer[index][0] if isinstance(answer[index], list) and answer[
+                    index] and isinstance(answer[index][0], str) else None
+                return "malformed operation" + (f" ({json.dumps(name)})" if name else "")
+            name = type(op).__name__.lower()
+            if not isinstance(op, MODELS[self.model]):
+                return f"illegal operation: {name}, which the {self.model} model lacks"
+            return f"illegal operation: {name} names a location outside the file and the temps"
+        pm = self.parallel_move(case)
+        loc = cx["location"]
+        got = _value_kind(pm, loc, cx["got"])
+        if loc in pm.source_of:
+            return f"wrong value: a destination holds {got}, not its source's value"
+        role = "a source" if loc in {s for _, s in pm.moves} else "not in the move"
+        return f"clobbered: a register that is no destination ({role}) holds {got}"
+
     def explain_command(self, case: gen.Case, answer: object) -> str | None:
         return ("verified explain --request " + shlex.quote(json.dumps(self.request(case)))
                 + " --sequence " + shlex.quote(json.dumps(answer)))
+
+
+def _value_kind(pm: ParallelMove, loc: Location, got: str) -> str:
+    """What a wrong location holds, by kind: whose original value it is."""
+    if got == loc_name(loc):
+        return "its own old value"
+    if any(loc_name(t) == got for t in pm.temps):
+        return "a temporary's leftover"
+    if any(loc_name(s) == got for _, s in pm.moves):
+        return "another source's value"
+    return "an unmoved register's value"
 
 
 def check_reference_table() -> list[str]:

@@ -1,15 +1,19 @@
-"""Shrinking a wrong answer: re-run the program, each time in a fresh
-process, on ever smaller cases it still answers wrongly
-(``CaseType.shrink_candidates``: for parallel moves, fewer moves with the
-same register numbers and the same declared register count, so an adapter
-that maps registers to something else sees the registers it failed on)."""
+"""Shrinking a failing answer: re-run the program, each time in a fresh
+process, on ever smaller cases it still fails on **in the same class**
+(``Tally.classes``: a wrong answer's ``CaseType.failure_class``, or a
+``{"failure": ...}`` answer's text), so that each distinct bug is shrunk
+to its own smallest case and one bug's small case never stands in for
+another's.  The candidates are ``CaseType.shrink_candidates``: for
+parallel moves, fewer moves with the same register numbers and the same
+declared register count, so an adapter that maps registers to something
+else sees the registers it failed on."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from .checker import WRONG, CaseType, Example
+from .checker import CaseType, Example
 from .session import Suite, run_session
 
 
@@ -29,7 +33,11 @@ def _run(argv: list[str], ct: CaseType, cases: list, timeout: float):
 
 def shrink(argv: list[str], ct: CaseType, case: Any, found: Example, timeout: float,
            max_rounds: int = 200) -> Shrunk:
-    alone = _run(argv, ct, [case], timeout).tally.smallest.get(WRONG)
+    """The smallest case found by greedy rounds: each round sends every
+    candidate of the current case and keeps the smallest one that fails in
+    ``found.cls``, the class of the answer being shrunk."""
+    cls = found.cls
+    alone = _run(argv, ct, [case], timeout).tally.smallest_of(cls)
     if alone is None:
         return Shrunk(case, found, 0, False)
     best, steps = (case, alone), 0
@@ -37,7 +45,7 @@ def shrink(argv: list[str], ct: CaseType, case: Any, found: Example, timeout: fl
         cands = ct.shrink_candidates(best[0])
         if not cands:
             break
-        smallest = _run(argv, ct, cands, timeout).tally.smallest.get(WRONG)
+        smallest = _run(argv, ct, cands, timeout).tally.smallest_of(cls)
         if smallest is None:
             break
         best = (cands[smallest.index], smallest)
