@@ -23,7 +23,12 @@ x86-64` (docs/conform.md, "Typed cases"):
   (`movq`); a v128 constant has no sequence (declined).
 
 The scratch registers are the request's temporaries: its GPR one and its
-XMM one (the x86-64 profile's r11 and xmm15).
+XMM one (the x86-64 profile's r11 and xmm15).  The same code reads the
+integer and float classes (where i64 and f64 live first), whether GPRs
+swap and whether a constant may be stored to a slot from the machine, so
+it resolves typed aarch64 moves too (no swap: integer cycles are parked
+in the GPR scratch, x16 in the aarch64 profile; constants for slots built
+in it).
 
 Planted bugs, one flag each (`--bug NAME`, repeatable), one per failure
 class of issue 19:
@@ -39,6 +44,7 @@ class of issue 19:
   (`mov m64, imm64` does not exist: `mov m64, imm32` sign-extends).
 
     verified conform --cmd "python tests/clients/typed_x86_client.py" --machine x86-64
+    verified conform --cmd "python tests/clients/typed_x86_client.py" --machine aarch64 --temps x16 x17 v31 m7
 """
 
 from __future__ import annotations
@@ -74,6 +80,13 @@ class Machine:
         self.unit_bits = obj.get("unit_bits", 64)
         self.mem_imm_bits = obj.get("immediate_bits", {}).get("mem")
         self.reserved = set(obj.get("reserved", []))
+        # the integer and the float/vector class: where i64 and f64 live first
+        first = next(iter(obj["classes"]))
+        self.int_cls = self.types.get("i64", {}).get("classes", [first])[0]
+        self.fp_cls = self.types.get("f64", {}).get("classes", [first])[0]
+        entry = obj["classes"][self.int_cls]
+        self.xchg = "reg-reg" in entry.get("swap", obj.get("swap", []))
+        self.imm_to_mem = "mem" in obj.get("immediate_to", ["reg"])
 
     def is_mem(self, loc: str) -> bool:
         return loc not in self.cls
@@ -102,8 +115,8 @@ class Resolver:
         self.m = Machine(req["machine"])
         self.bugs = bugs
         temps = [t for t in req.get("temps", []) if isinstance(t, str)]
-        self.gpr = next((t for t in temps if self.m.cls.get(t) == "gpr"), None)
-        self.xmm = next((t for t in temps if self.m.cls.get(t) == "xmm"), None)
+        self.gpr = next((t for t in temps if self.m.cls.get(t) == self.m.int_cls), None)
+        self.xmm = next((t for t in temps if self.m.cls.get(t) == self.m.fp_cls), None)
         self.temps = set(temps)
         self.out: list = []
         self.moves = self.split(req["moves"])
@@ -160,11 +173,11 @@ class Resolver:
                 raise Decline(f"a {mv.typ or '128-bit'} constant for {mv.dst}: no mov "
                               "writes one into a 16-byte slot")
             lim = self.m.mem_imm_bits
-            if lim is None or -(1 << (lim - 1)) <= k < (1 << (lim - 1)) \
-                    or "wide-imm" in self.bugs:
+            if self.m.imm_to_mem and (lim is None or -(1 << (lim - 1)) <= k < (1 << (lim - 1))
+                                      or "wide-imm" in self.bugs):
                 self.out.append(op("mov", mv.dst, mv.src, mv.typ))
                 return
-        elif self.m.cls[mv.dst] == "gpr":
+        elif self.m.cls[mv.dst] == self.m.int_cls:
             self.out.append(op("mov", mv.dst, mv.src, mv.typ))
             return
         elif wide:
@@ -211,9 +224,9 @@ class Resolver:
         locs = [mv.dst for mv in cyc]
         width = self.m.value_width(locs[0], typ)
         integer = typ is None or typ.startswith("i")
-        if width == 1 and integer and all(
-                self.m.cls.get(x) == "gpr" or ("slot-xchg" in self.bugs and self.m.is_mem(x))
-                for x in locs):
+        if width == 1 and integer and self.m.xchg and all(
+                self.m.cls.get(x) == self.m.int_cls
+                or ("slot-xchg" in self.bugs and self.m.is_mem(x)) for x in locs):
             for a, b in zip(locs, locs[1:]):  # xchg chain
                 self.out.append(op("swap", a, b, typ))
             return
@@ -242,7 +255,8 @@ class Resolver:
         if not (self.m.is_mem(a) and self.m.is_mem(b)):
             self.out += [op("mov", x, a, typ), op("mov", a, b, typ), op("mov", b, x, typ)]
             return
-        v = next((r for r in self.m.regs if self.m.cls[r] == "xmm" and r not in self.temps
+        v = next((r for r in self.m.regs if self.m.cls[r] == self.m.fp_cls
+                  and r not in self.temps
                   and r not in self.m.reserved), None)
         if v is None:
             raise Decline("no XMM register to borrow for a slot exchange")

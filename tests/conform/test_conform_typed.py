@@ -270,6 +270,23 @@ def test_each_planted_bug_is_one_class_shrunk_to_two_moves(bug):
     assert len(cls["smallest"]["request"]["moves"]) <= 2
 
 
+def test_the_same_client_on_aarch64_with_x16_and_x17():
+    """aarch64 has no swap and no constant store: integer cycles park in
+    x16, constants for slots are built there (the aarch64 profile's
+    scratch: x16, x17, v31, m7)."""
+    temps = ["--temps", "x16", "x17", "v31", "m7"]
+    code, r, _ = conform_json("--cmd", client(), "--machine", "aarch64", "--max-moves", "2",
+                              *temps)
+    assert code == 0, r.get("failure_classes") or r.get("refusal_report")
+    assert r["planned"] == r["correct"] == 6009 and r["refused_unsolvable"] == 450
+    assert r["failures"] == r["refusals"] == 0
+    code, r, _ = conform_json("--cmd", client("parked-scratch"), "--machine", "aarch64",
+                              "--max-moves", "2", *temps)
+    assert code == 1 and r["classes"] == 1
+    assert [(c["class"], c["count"], c["smallest"]["what"]) for c in r["failure_classes"]] == [
+        (BUGS["parked-scratch"][0], 2, "(m0 <- m1 (f32), m1 <- m0 (f32))")]
+
+
 def test_four_planted_bugs_are_four_classes():
     code, r, _ = conform_json("--cmd", client(*BUGS), "--machine", "x86-64",
                               "--max-moves", "2")
