@@ -87,15 +87,16 @@ SWAP_SLOTS = ("illegal operation: swap slot, slot: is a memory-to-memory swap, w
 
 
 @pytest.mark.parametrize("mutant, machine, key, count", [
-    ("swap_two_slots", "x86-64", SWAP_SLOTS, 2),
+    ("swap_two_slots", "x86-64", SWAP_SLOTS, 5),
     ("scratch_reused_while_parked", "aarch64",
-     "wrong value: a slot destination holds its own old value, not its source's value", 2),
+     "wrong value: a slot destination holds its own old value, not its source's value", 5),
 ])
 def test_one_planted_bug_is_one_class(mutant, machine, key, count):
     args = ["--machine", machine, "--max-moves", "2"]
     code, r, _ = conform_json("--cmd", mutant_cmd(mutant), *args)
     assert code == 1 and r["classes"] == 1 and "classes_not_shown" not in r
-    assert classes_of(r) == [(key, count, "(m0 <- m1, m1 <- m0)")]
+    # typed cases: the slot cycle of i32, i64, f32, f64 and v128 (mw0, mw1)
+    assert classes_of(r) == [(key, count, "(m0 <- m1 (i32), m1 <- m0 (i32))")]
     r["_args"] = args
     assert rejudged_class(r, r["failure_classes"][0]["smallest"]) == key
     assert r["smallest_failure"]["class"] == key
@@ -103,22 +104,30 @@ def test_one_planted_bug_is_one_class(mutant, machine, key, count):
 
 IMMEDIATE = "wrong value: a {} destination holds an immediate piece, not its source's value"
 SEVERAL = [
-    (IMMEDIATE.format("gpr"), 16, "(rax <- rcx, rcx <- #7)"),
-    (IMMEDIATE.format("slot"), 16, "(rax <- #7, m0 <- rax)"),
-    (SWAP_SLOTS, 2, "(m0 <- m1, m1 <- m0)"),
-    (IMMEDIATE.format("[gpr, gpr]"), 2, "(rax <- #7, [rcx, rdx] <- [rax, rcx])"),
+    (IMMEDIATE.format("slot"), 64, "(rax <- #7 (i32), m0 <- rax (i32))"),
+    ("wrong value: a xmm destination holds another source's value, not the immediate", 64,
+     "(xmm0 <- #7 (f32), m1 <- m0 (i32))"),
+    (IMMEDIATE.format("gpr"), 52, "(rax <- rcx (i32), rcx <- #7 (i32))"),
+    ("wrong value: a xmm destination holds a wrong immediate piece, not the immediate", 40,
+     "(xmm0 <- #7 (f32), xmm1 <- #4294967296 (f32))"),
+    (IMMEDIATE.format("xmm"), 8, "(xmm0 <- m0 (f32), m0 <- #7 (f32))"),
+    ("wrong value: a slot destination holds its own old value, not the immediate", 8,
+     "(m0 <- m1 (i32), m1 <- #4294967296 (i32))"),
+    (IMMEDIATE.format("[gpr, gpr]"), 8, "(rax <- #7 (i32), [rcx, rdx] <- [rax, rcx])"),
+    (SWAP_SLOTS, 5, "(m0 <- m1 (i32), m1 <- m0 (i32))"),
 ]
 
 
 def test_several_planted_bugs_are_several_classes():
     """Two edits of the real resolver at once (mutants.combine): slots
     swapped with xchg, and constants written before the moves that read
-    their destinations (a value lost in a register, in a slot, in a pair:
-    three classes by where)."""
+    their destinations (a value lost in a register, in a slot, in a pair,
+    and on typed cases a constant for an xmm register built in the GPR
+    scratch before the moves done: seven classes by where and what)."""
     args = ["--machine", "x86-64", "--max-moves", "2"]
     code, r, _ = conform_json("--cmd", mutant_cmd("swap_two_slots+immediate_before_read"),
                               *args)
-    assert code == 1 and r["failures"] == 36 and r["classes"] == 4
+    assert code == 1 and r["failures"] == 249 and r["classes"] == 8
     assert classes_of(r) == SEVERAL
     r["_args"] = args
     for c in r["failure_classes"]:
@@ -129,20 +138,20 @@ def test_several_planted_bugs_are_several_classes():
         assert argv[:2] == ["verified", "explain"]
         assert verified(*argv[1:]).returncode == 1
     # the report's smallest failure is the smallest of the classes' cases
-    assert r["smallest_failure"]["what"] == "(m0 <- m1, m1 <- m0)"
+    assert r["smallest_failure"]["what"] == "(m0 <- m1 (i32), m1 <- m0 (i32))"
     # --max-classes: the most frequent first, the rest counted
     code, r2, _ = conform_json("--cmd", mutant_cmd("swap_two_slots+immediate_before_read"),
                                *args, "--max-classes", "2")
     assert code == 1 and classes_of(r2) == SEVERAL[:2]
-    assert r2["classes"] == 4 and r2["classes_not_shown"] == {"classes": 2, "answers": 4}
+    assert r2["classes"] == 8 and r2["classes_not_shown"] == {"classes": 6, "answers": 121}
     code, text = conform_text("--cmd", mutant_cmd("swap_two_slots+immediate_before_read"),
                               *args, "--max-classes", "2")
     lines = text.splitlines()
-    assert "wrong sequences: 36 in 4 classes" in lines
+    assert "wrong sequences: 249 in 8 classes" in lines
     assert [ln for ln in lines if ln.startswith("class ")] == [
-        f"class 1 of 4: 16 wrong sequences: {SEVERAL[0][0]}",
-        f"class 2 of 4: 16 wrong sequences: {SEVERAL[1][0]}"]
-    assert "2 more class(es), 4 wrong sequences, not shown: raise --max-classes to see " \
+        f"class 1 of 8: 64 wrong sequences: {SEVERAL[0][0]}",
+        f"class 2 of 8: 64 wrong sequences: {SEVERAL[1][0]}"]
+    assert "6 more class(es), 121 wrong sequences, not shown: raise --max-classes to see " \
            "them" in lines
 
 

@@ -50,7 +50,11 @@ REPLY = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps(%s), flu
     (["--machine", "x86-64", "--random", "5", "--max-moves", "2"], "--max-moves goes with "
      "--exhaustive, not --random"),
     (["--machine", "armv7-vfp", "--max-moves", "0"], "--machine armv7-vfp --exhaustive is "
-     "18,850,330,368 cases with --max-moves 0; lower --max-moves or use --random K"),
+     "up to 28,323,896,832 typed cases with --max-moves 0; lower --max-moves, narrow with "
+     "--types, --no-pairs or --no-immediates, or use --random K"),
+    (["--machine", str(ROOT / "mutants" / "data" / "two-classes.json"), "--max-moves", "0"],
+     f"--machine {ROOT / 'mutants' / 'data' / 'two-classes.json'} --exhaustive is "
+     "5,137,263 cases with --max-moves 0; lower --max-moves or use --random K"),
     (["--model", "swap", "--max-moves", "2"], "--max-moves goes with --machine"),
 ])
 def test_bad_machine_use_exits_2_with_one_clear_line(args, message):
@@ -79,12 +83,12 @@ def test_a_resolver_that_does_nothing_is_caught_with_a_check_command():
     assert code == 1
     assert r["machine"] == "x86-64/small" and r["temps"] == ["r15", "xmm15"]
     assert r["cases"] == ("exhaustive over x86-64/small (rax rcx rdx xmm0 xmm1 [rax, rcx] "
-                          "[rcx, rdx] m0 m1 mw0 mw1 #7), every parallel move of at most "
-                          "2 moves")
-    assert r["planned"] == r["run"] == 1395
+                          "[rcx, rdx] m0 m1 mw0 mw1 #7 #4294967296), every typed parallel "
+                          "move (types i32 i64 f32 f64 v128) of at most 2 moves")
+    assert r["planned"] == r["run"] == 8727
     s = r["smallest_failure"]
-    assert s["what"] == "(rcx <- rax)"
-    assert s["request"]["moves"] == [["rcx", "rax"]]
+    assert s["what"] == "(rcx <- rax (i32))"
+    assert s["request"]["moves"] == [["rcx", "rax", "i32"]]
     assert s["verdict"]["reason"] == ("destination rcx (unit rcx) must hold the original "
                                       "value of rax but holds that of rcx")
     # the printed command reproduces the verdict with `verified check`
@@ -106,7 +110,7 @@ def test_random_over_a_preset_sends_the_whole_preset_as_an_object():
     assert code == 1 and r["run"] == 50
     assert r["machine"] == "riscv64" and r["temps"] == ["t6", "ft11"]
     assert r["first_failure"]["request"]["machine"] == M.preset("riscv64").to_json()
-    assert r["cases"] == "50 random cases over all of riscv64 (seed 3)"
+    assert r["cases"] == "50 random typed cases over all of riscv64 (seed 3)"
 
 
 def test_a_machine_type_refuses_a_preset_name():
@@ -153,10 +157,11 @@ def test_declining_is_right_only_where_no_legal_sequence_exists():
     code, r, _ = conform_json("--cmd", py_cmd(REPLY % '{"unsupported": "no"}'),
                               "--machine", "x86-64", "--max-moves", "1")
     assert code == 1 and r["failures"] == 0
-    # xmm0, xmm1, mw0, mw1 <- #7: no XMM register and no wide slot takes an
-    # immediate, and no register of width 2 does either
-    assert r["refused_unsolvable"] == 4
-    assert r["refusals"] == r["run"] - 4 == 53
+    # xmm0, xmm1, mw0, mw1 <- #7 and #2^32 as v128: no XMM register and no
+    # wide slot takes an immediate, and no register of width 2 does either
+    # (an f64 constant goes through a GPR: solvable)
+    assert r["refused_unsolvable"] == 8
+    assert r["refusals"] == r["run"] - 8 == 143
     s = r["refusal_report"]["smallest"]
     assert s["ours_from"] == "verified solve --algorithm resolve"
     req = dict(s["request"], sequence=s["ours"])
@@ -170,8 +175,8 @@ def solve_cmd(*args: str) -> str:
     return shlex.join([sys.executable, "-m", "verified.cli", "solve", *args])
 
 
-@pytest.mark.parametrize("machine, run", [("x86-64", 1395), ("aarch64", 1395),
-                                          ("riscv64", 1647), ("armv7-vfp", 3484),
+@pytest.mark.parametrize("machine, run", [("x86-64", 8727), ("aarch64", 6009),
+                                          ("riscv64", 3967), ("armv7-vfp", 3981),
                                           (str(ROOT / "mutants" / "data" / "two-classes.json"),
                                            1647)])
 def test_our_resolver_passes_every_small_case(machine, run):
@@ -191,18 +196,19 @@ import mutants.machine_clients as catalogue  # noqa: E402
 #: most 2 moves; the mutant's answer to it)
 CAUGHT = {
     "scratch_reused_while_parked": (
-        "(m0 <- m1, m1 <- m0)",
-        [["mov", "x30", "m0"], ["mov", "x30", "m1"], ["mov", "m0", "x30"],
-         ["mov", "m1", "x30"]]),
-    "swap_two_slots": ("(m0 <- m1, m1 <- m0)", [["swap", "m0", "m1"]]),
+        "(m0 <- m1 (i32), m1 <- m0 (i32))",
+        [["mov", "x30", "m0", "i32"], ["mov", "x30", "m1", "i32"], ["mov", "m0", "x30", "i32"],
+         ["mov", "m1", "x30", "i32"]]),
+    "swap_two_slots": ("(m0 <- m1 (i32), m1 <- m0 (i32))", [["swap", "m0", "m1", "i32"]]),
     "pair_copied_low_half_first": ("([t0, t1] <- [ra, t0])",
                                    [["mov", ["t0", "t1"], ["ra", "t0"]]]),
-    "immediate_before_read": ("(rax <- rcx, rcx <- #7)",
-                              [["mov", "rcx", {"imm": 7}], ["mov", "rax", "rcx"]]),
+    "immediate_before_read": ("(rax <- rcx (i32), rcx <- #7 (i32))",
+                              [["mov", "rcx", {"imm": 7}, "i32"], ["mov", "rax", "rcx", "i32"]]),
     "cross_class_scratch": ("(f0 <- s0, s0 <- f0)",
                             [["mov", "t", "f0"], ["mov", "f0", "s0"], ["mov", "s0", "t"]]),
-    "alias_written_while_half_is_read": ("(s0 <- r0, d16 <- d0)",
-                                         [["mov", "s0", "r0"], ["mov", "d16", "d0"]]),
+    "alias_written_while_half_is_read": ("(s1 <- s0 (f32), d16 <- d0 (f64))",
+                                         [["mov", "s1", "s0", "f32"],
+                                          ["mov", "d16", "d0", "f64"]]),
 }
 
 

@@ -77,11 +77,14 @@ def site(m: Machine, loc: MLoc) -> Site:
 
 
 def moves_json(case: MachineCase) -> list:
-    return [[d.to_json(), s.to_json()] for d, s in case.moves]
+    """The moves as JSON: ``[dst, src]``, or ``[dst, src, TYPE]`` for a typed
+    move (a typed case's moves are ``(dst, src, type)`` triples)."""
+    return [[mv[0].to_json(), mv[1].to_json(), *mv[2:]] for mv in case.moves]
 
 
 def format_case(case: MachineCase) -> str:
-    return "(" + ", ".join(f"{d} <- {s}" for d, s in case.moves) + ")"
+    return "(" + ", ".join(f"{mv[0]} <- {mv[1]}" + (f" ({mv[2]})" if len(mv) > 2 else "")
+                           for mv in case.moves) + ")"
 
 
 # ---------------------------------------------------------------------------
@@ -342,7 +345,7 @@ def size(case: MachineCase, places: Sequence[Site]) -> tuple:
     """What shrinking minimises: fewest moves, then fewest distinct
     locations, then the earliest sites (their indices in ``places``)."""
     index = {p.loc: i for i, p in enumerate(places)}
-    named = {x for mv in case.moves for x in mv}
+    named = {x for mv in case.moves for x in mv[:2]}
     return (len(case.moves), len(named),
             tuple(sorted(index.get(x, len(places)) for x in named)))
 
@@ -360,12 +363,13 @@ def shrink_candidates(case: MachineCase, places: Sequence[Site]) -> list[Machine
     out: set[tuple] = set()
     for i in range(len(moves)):
         out.add(moves[:i] + moves[i + 1:])
-    named = {x for mv in moves for x in mv}
+    named = {x for mv in moves for x in mv[:2]}
     for k in named:
-        out.add(tuple(mv for mv in moves if k not in mv))
-    for k, s in moves:
+        out.add(tuple(mv for mv in moves if k not in mv[:2]))
+    for k, s, *_ in moves:  # a typed case: k's readers have k's type (one a location)
         if k != s:
-            out.add(tuple((d, s if src == k else src) for d, src in moves if d != k))
+            out.add(tuple((mv[0], s if mv[1] == k else mv[1], *mv[2:])
+                          for mv in moves if mv[0] != k))
     for k in named:
         pk = by_loc[k]
         for p in places:
@@ -373,8 +377,8 @@ def shrink_candidates(case: MachineCase, places: Sequence[Site]) -> list[Machine
                 break
             if (p.kind, p.cls, p.shape) != (pk.kind, pk.cls, pk.shape) or p.loc in named:
                 continue
-            renamed = tuple((p.loc if d == k else d, p.loc if s == k else s)
-                            for d, s in moves)
+            renamed = tuple((p.loc if mv[0] == k else mv[0], p.loc if mv[1] == k else mv[1],
+                             *mv[2:]) for mv in moves)
             if _disjoint(renamed, by_loc):
                 out.add(renamed)
             break
@@ -385,9 +389,276 @@ def shrink_candidates(case: MachineCase, places: Sequence[Site]) -> list[Machine
 
 def _disjoint(moves: tuple, by_loc: dict) -> bool:
     used: set = set()
-    for d, _ in moves:
+    for d, *_ in moves:
         u = by_loc[d].units
         if used & u:
             return False
         used |= u
     return True
+
+
+# ---------------------------------------------------------------------------
+# Typed cases: the moves a compiler emits on a machine with a types table
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TypedSpace:
+    """Which typed cases to generate on a machine with a ``"types"`` table
+    (``docs/machines.md``, "Typed values"; ``conform --machine``).
+
+    Each move is ``(dst, src, TYPE)``, and each location a case names holds
+    one type in that case, as a source and as a destination (a slot keeps
+    one type: no chain changes class through a shared slot).  A location
+    may hold a type when the oracle says it can (``core.machine.holds``)
+    and, unless ``cross_class``, a register only the types whose first
+    class (their home: i64 in a GPR, f64 in an XMM register) is its own, so
+    no move goes between two classes; a stack slot holds the types exactly
+    its width (an f64 in an 8-byte slot, a v128 in a 16-byte one).  A
+    register pair holds the type exactly its width whose home is its class
+    (armv7-vfp's i64 in a core-register pair); where there is none (a
+    128-bit value in two GPRs: the table has no i128), its moves stay
+    untyped pairs ``(dst, src)`` of the pair's full width.  ``types`` are
+    the types used (all the machine's by default); ``pairs`` and
+    ``immediates`` keep those sites."""
+
+    types: tuple[str, ...]
+    cross_class: bool = False
+    pairs: bool = True
+    immediates: bool = True
+
+
+def typed_space(m: Machine, types: Sequence[str] | None = None, cross_class: bool = False,
+                pairs: bool = True, immediates: bool = True) -> TypedSpace | None:
+    """The typed space on ``m`` (None: ``m`` has no types table, so its
+    cases are untyped, as before).  ``types`` must name types of ``m``
+    (``ValueError`` naming the valid ones otherwise)."""
+    if not m.types:
+        return None
+    known = [t.name for t in m.types]
+    chosen = tuple(known) if types is None else tuple(dict.fromkeys(types))
+    bad = [t for t in chosen if t not in known]
+    if bad:
+        raise ValueError(f"{', '.join(bad)}: not a type of {m.name}; its types are "
+                         f"{', '.join(known)}")
+    return TypedSpace(chosen, cross_class, pairs, immediates)
+
+
+def wide_immediate(m: Machine) -> Imm | None:
+    """A constant one mov cannot write everywhere: 2^b for the narrowest
+    ``immediate_bits`` limit b below the unit size (x86-64's ``mov m64,
+    imm32``: 2^32 must be built in a register first), or None."""
+    if m.unit_bits is None:
+        return None
+    limits = [b for _, b in m.immediate_bits if b < m.unit_bits]
+    return Imm(1 << min(limits)) if limits else None
+
+
+def typed_sites(m: Machine, space: TypedSpace, temps: Sequence[str] = ()) -> list[Site]:
+    """The sites of a typed space: ``sites`` without reserved registers
+    (a profile's ``"reserved"``), pairs only with ``space.pairs``, and the
+    immediates #7 and ``wide_immediate`` only with ``space.immediates``."""
+    reserved = {u for r in getattr(m, "reserved", ()) for u in m.lookup(r).units}
+    out = [s for s in sites(m, temps, space.pairs) if not s.units & reserved]
+    if not space.immediates:
+        return [s for s in out if s.kind != "imm"]
+    wide = wide_immediate(m)
+    return out + ([site(m, wide)] if wide is not None else [])
+
+
+def site_types(m: Machine, s: Site, space: TypedSpace) -> tuple:
+    """The type labels site ``s`` may hold in ``space``: type names, or
+    None for an untyped pair (see ``TypedSpace``); an immediate takes any."""
+    if s.kind == "imm":
+        return (*space.types, None)
+    from ..core.machine import holds  # core: the oracle's own rule
+    width = sum(s.shape)
+    out = []
+    for name in space.types:
+        t = m.type(name)
+        if holds(m, s.loc, t) is not None:
+            continue
+        if s.kind == "mem":
+            if width == t.width:
+                out.append(name)
+            continue
+        if s.loc.is_list and width != t.width:
+            continue
+        if space.cross_class or t.classes[0] == s.cls:
+            out.append(name)
+    if s.loc.is_list and not out:
+        return (None,)
+    return tuple(out)
+
+
+def _typed_options(m: Machine, places: Sequence[Site], space: TypedSpace) -> list:
+    """Per destination (in site order): the site and its ``(src, label)``
+    choices, every source of a label both may hold (an untyped pair: a
+    source of its shape)."""
+    labels = {p.loc: site_types(m, p, space) for p in places}
+    out = []
+    for d in _destinations(places):
+        choices = []
+        for s in places:
+            for t in labels[d.loc]:
+                if t not in labels[s.loc] or (t is None and s.kind != "imm"
+                                               and s.shape != d.shape):
+                    continue
+                if not space.cross_class and d.kind == s.kind == "reg" and d.cls != s.cls:
+                    continue
+                choices.append((s, t))
+        out.append((d, choices))
+    return out
+
+
+def _fits(tmap: dict, loc: MLoc, t: object) -> bool:
+    return isinstance(loc, Imm) or tmap.get(loc, t) == t
+
+
+def _typed_move(d: Site, s: Site, t: object) -> tuple:
+    return (d.loc, s.loc) if t is None else (d.loc, s.loc, t)
+
+
+def typed_exhaustive_cases(m: Machine, places: Sequence[Site], space: TypedSpace,
+                           max_moves: int | None = MAX_MOVES) -> Iterator[MachineCase]:
+    """Every typed parallel move over ``places`` of at most ``max_moves``
+    moves: each destination, in site order, unused or given a source and a
+    type both may hold, every location keeping one type in the case,
+    destinations' units disjoint.  The empty move first."""
+    options = _typed_options(m, places, space)
+    limit = len(options) if max_moves is None else max_moves
+
+    def walk(i: int, used: frozenset, tmap: dict, acc: tuple) -> Iterator[MachineCase]:
+        if i == len(options) or len(acc) == limit:
+            yield MachineCase(acc)
+            return
+        yield from walk(i + 1, used, tmap, acc)
+        d, choices = options[i]
+        if used & d.units:
+            return
+        now = used | d.units
+        for s, t in choices:
+            if _fits(tmap, d.loc, t) and _fits(tmap, s.loc, t):
+                more = dict(tmap)
+                more[d.loc] = t
+                if not isinstance(s.loc, Imm):
+                    more[s.loc] = t
+                yield from walk(i + 1, now, more, acc + (_typed_move(d, s, t),))
+
+    return walk(0, frozenset(), {}, ())
+
+
+def typed_exhaustive_bound(m: Machine, places: Sequence[Site], space: TypedSpace,
+                           max_moves: int | None = MAX_MOVES) -> int:
+    """An upper bound of ``typed_exhaustive_count`` that is cheap on any
+    space: the count with every choice of source and type allowed (no
+    location keeping one type)."""
+    options = _typed_options(m, places, space)
+    limit = len(options) if max_moves is None else max_moves
+
+    @functools.lru_cache(maxsize=None)
+    def count(i: int, used: frozenset, left: int) -> int:
+        if i == len(options) or left == 0:
+            return 1
+        total = count(i + 1, used, left)
+        d, choices = options[i]
+        if not used & d.units:
+            total += len(choices) * count(i + 1, used | d.units, left - 1)
+        return total
+
+    return count(0, frozenset(), limit)
+
+
+def typed_exhaustive_count(m: Machine, places: Sequence[Site], space: TypedSpace,
+                           max_moves: int | None = MAX_MOVES) -> int:
+    """``len(list(typed_exhaustive_cases(...)))``, counted with the type
+    map of the locations later destinations can still meet as state."""
+    options = _typed_options(m, places, space)
+    limit = len(options) if max_moves is None else max_moves
+
+    @functools.lru_cache(maxsize=None)
+    def count(i: int, used: frozenset, tmap: frozenset, left: int) -> int:
+        if i == len(options) or left == 0:
+            return 1
+        total = count(i + 1, used, tmap, left)
+        d, choices = options[i]
+        if used & d.units:
+            return total
+        types = dict(tmap)
+        for s, t in choices:
+            if _fits(types, d.loc, t) and _fits(types, s.loc, t):
+                more = dict(types)
+                more[d.loc] = t
+                if not isinstance(s.loc, Imm):
+                    more[s.loc] = t
+                total += count(i + 1, used | d.units, frozenset(more.items()), left - 1)
+        return total
+
+    return count(0, frozenset(), frozenset(), limit)
+
+
+def random_typed_case(rng: random.Random, m: Machine, places: Sequence[Site],
+                      space: TypedSpace) -> MachineCase:
+    """A random typed parallel move over ``places`` of 1..12 destinations
+    (``random_case``'s shapes: half the time each group of destinations of
+    one type and shape reads a shuffle of itself, register and slot cycles,
+    a pair shifted onto its neighbour; else sources drawn among the
+    locations that may hold the type), each location keeping one type, one
+    source in ten the immediate where a class of the type's home takes one
+    (a v128 constant has no sequence on the presets)."""
+    labels = {p.loc: site_types(m, p, space) for p in places}
+    dsts = [d for d in _destinations(places) if labels[d.loc]]
+    imms = [p for p in places if p.kind == "imm"]
+    want = rng.randint(1, min(RANDOM_DESTINATIONS, len(dsts))) if dsts else 0
+    chosen: list[tuple[Site, object]] = []
+    used: frozenset = frozenset()
+    for d in rng.sample(dsts, len(dsts)):
+        if len(chosen) == want:
+            break
+        if not used & d.units:
+            chosen.append((d, rng.choice(labels[d.loc])))
+            used |= d.units
+    tmap = {d.loc: t for d, t in chosen}
+    groups: dict[tuple, list[Site]] = {}
+    for d, t in chosen:
+        key = (t, d.shape, None if space.cross_class or d.kind != "reg" else d.cls)
+        groups.setdefault(key, []).append(d)
+    permute = rng.random() < 0.5
+    moves = []
+    for (t, shape, cls), ds in groups.items():
+        if permute:
+            ss = ds[:]
+            rng.shuffle(ss)
+        else:
+            pool = [p for p in _destinations(places) if t in labels[p.loc]
+                    and (t is not None or p.shape == shape)
+                    and (cls is None or p.kind != "reg" or p.cls == cls)
+                    and tmap.get(p.loc, t) == t]
+            ss = []
+            for _ in ds:
+                s = rng.choice(pool)
+                tmap[s.loc] = t
+                ss.append(s)
+        for d, s in zip(ds, ss):
+            if imms and _takes_immediate(m, d, t) and rng.random() < 0.1:
+                s = rng.choice(imms)
+            moves.append(_typed_move(d, s, t))
+    order = {p.loc: i for i, p in enumerate(places)}
+    return MachineCase(tuple(sorted(moves, key=lambda mv: order[mv[0]])))
+
+
+def _takes_immediate(m: Machine, d: Site, t: object) -> bool:
+    """Has a constant of label ``t`` into ``d`` a sequence: some class of
+    the type (an untyped pair: its parts' class) takes an immediate."""
+    if t is None:
+        return all(m.class_info(m.lookup(p).cls).immediate for p in d.loc.parts)
+    return any(m.class_info(c).immediate for c in m.type(t).classes
+               if any(k.name == c for k in m.classes))
+
+
+def random_typed_case_stream(m: Machine, places: Sequence[Site], space: TypedSpace,
+                             seed: object, label: str = "") -> Iterator[MachineCase]:
+    """An endless, reproducible stream of ``random_typed_case``."""
+    rng = random.Random(f"verified-conform-machine-typed:{label}:{seed}")
+    while True:
+        yield random_typed_case(rng, m, places, space)

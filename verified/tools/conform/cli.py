@@ -196,6 +196,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="an answer line longer than B bytes is garbage, its size "
                         f"named (default {DEFAULT_MAX_LINE:,}: 64 MiB, twice the answer to "
                         "a 2^20-register cycle)")
+    parser.add_argument("--types", nargs="+", default=None, metavar="T",
+                        help="with --machine on a machine with a types table: only moves "
+                        "of these types (default: every type of the machine)")
+    parser.add_argument("--cross-class", action="store_true",
+                        help="with --machine on a machine with a types table: also values "
+                        "outside their type's home class and moves between classes "
+                        "(movq rax, xmm0)")
+    parser.add_argument("--no-pairs", action="store_true",
+                        help="with --machine: no register pairs ([rax, rcx]) in the cases")
+    parser.add_argument("--no-immediates", action="store_true",
+                        help="with --machine: no immediate sources in the cases")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="longest wait for any one answer (default 10)")
     parser.add_argument("--jobs", "-j", type=int, default=None, metavar="J",
@@ -264,6 +275,10 @@ def build_suite(args: argparse.Namespace) -> tuple[list[str], Suite]:
     if args.machine is not None:
         return argv, _machine_suite(args, seed)
     _need(args.max_moves is None, "--max-moves goes with --machine")
+    for name, given in (("--types", args.types), ("--cross-class", args.cross_class or None),
+                        ("--no-pairs", args.no_pairs or None),
+                        ("--no-immediates", args.no_immediates or None)):
+        _need(given is None, f"{name} goes with --machine")
     if args.allocator:
         from . import tapes
         for name, given in (("--model", args.model), ("--temps", args.temps),
@@ -347,21 +362,31 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
     _need(bool(m.registers()), f"--machine {args.machine}: the machine has no registers, "
           "so every parallel move on it is empty: nothing to test")
     temps = None if args.temps is None else tuple(loc_name(t) for t in args.temps)
+    if temps is None and getattr(m, "scratch", ()):  # a profile's scratch: the temps
+        temps = tuple(m.scratch)
     preserve = args.preserve or "all"
     order = args.order or "sorted"
+    space = _typed_space(args, m)
     if args.random is not None:
         _need(args.max_moves is None, "--max-moves goes with --exhaustive, not --random")
         temps = mgen.scratch_registers(m) if temps is None else temps
         _check_temps(m, temps)
-        places = tuple(mgen.sites(m, temps))
+        k = args.random
+        if space is not None:
+            places = tuple(mgen.typed_sites(m, space, temps))
+            cases = lambda: mm.ordered(itertools.islice(
+                mgen.random_typed_case_stream(m, places, space, seed, m.name), k),
+                order, seed)
+        else:
+            places = tuple(_narrow(mgen.sites(m, temps, not args.no_pairs), args))
+            cases = lambda: mm.ordered(itertools.islice(
+                mgen.random_case_stream(places, seed, m.name, mgen.immediate_widths(m)), k),
+                order, seed)
         _need(any(p.kind != "imm" for p in places), f"--machine {args.machine}: every "
               f"location overlaps a temporary ({', '.join(temps)}): no move to test")
-        k = args.random
         ct = mm.MachineType.on(m, temps, preserve, places)
-        cases = lambda: mm.ordered(itertools.islice(
-            mgen.random_case_stream(places, seed, m.name, mgen.immediate_widths(m)), k),
-            order, seed)
-        what = f"{k:,} random cases over all of {m.name} (seed {seed})"
+        what = (f"{k:,} random {'typed ' if space else ''}cases over all of {m.name} "
+                f"(seed {seed})")
         planned = k
     else:
         limit = 3 if args.max_moves is None else args.max_moves
@@ -374,20 +399,61 @@ def _machine_suite(args: argparse.Namespace, seed: object) -> Suite:
             raise BadUse(f"--machine {args.machine}: the small machine derived from it is "
                          f"not a machine: {e}") from None
         _check_temps(small, temps)
-        places = tuple(mgen.sites(small, temps, pairs=True))
         bound = None if limit == 0 else limit
-        planned = mgen.exhaustive_count(places, bound)
+        if space is not None:
+            places = tuple(mgen.typed_sites(small, space, temps))
+            upper = mgen.typed_exhaustive_bound(small, places, space, bound)
+            _need(upper <= MAX_MACHINE_CASES,  # the exact count is slow beyond
+                  f"--machine {args.machine} --exhaustive is up to {upper:,} typed cases "
+                  f"with --max-moves {limit}; lower --max-moves, narrow with --types, "
+                  "--no-pairs or --no-immediates, or use --random K")
+            planned = mgen.typed_exhaustive_count(small, places, space, bound)
+            cases = lambda: mm.ordered(
+                mgen.typed_exhaustive_cases(small, places, space, bound), order, seed)
+        else:
+            places = tuple(_narrow(mgen.sites(small, temps, pairs=not args.no_pairs), args))
+            planned = mgen.exhaustive_count(places, bound)
+            cases = lambda: mm.ordered(mgen.exhaustive_cases(places, bound), order, seed)
         _need(planned <= MAX_MACHINE_CASES,
               f"--machine {args.machine} --exhaustive is {planned:,} cases with "
               f"--max-moves {limit}; lower --max-moves or use --random K")
         ct = mm.MachineType.on(small, temps, preserve, places)
-        cases = lambda: mm.ordered(mgen.exhaustive_cases(places, bound), order, seed)
         locs = " ".join(str(p.loc) for p in places)
-        what = (f"exhaustive over {small.name} ({locs}), every parallel move of "
+        what = (f"exhaustive over {small.name} ({locs}), every "
+                + (f"typed parallel move ({_space_text(space)}) of " if space else
+                   "parallel move of ")
                 + ("any number of moves" if bound is None else f"at most {bound} moves"))
     if order != "sorted":
         what += f", moves {order}" + (f" (seed {seed})" if order == "shuffled" else "")
     return Suite(ct, cases, planned, what)
+
+
+def _typed_space(args: argparse.Namespace, m):
+    """The typed space of ``--machine`` (``cases.machines.TypedSpace``), or
+    None on a machine without a types table (its cases stay untyped), where
+    ``--types`` and ``--cross-class`` are bad use."""
+    from ...cases import machines as mgen
+    if not m.types:
+        for name, given in (("--types", args.types), ("--cross-class", args.cross_class or None)):
+            _need(given is None, f"{name}: {m.name} has no types table, so its cases are "
+                  "untyped (docs/machines.md, 'Typed values')")
+        return None
+    try:
+        return mgen.typed_space(m, args.types, args.cross_class, not args.no_pairs,
+                                not args.no_immediates)
+    except ValueError as e:
+        raise BadUse(f"--types {e}") from None
+
+
+def _space_text(space) -> str:
+    return (f"types {' '.join(space.types)}" + (", cross-class" if space.cross_class else "")
+            + ("" if space.pairs else ", no pairs")
+            + ("" if space.immediates else ", no immediates"))
+
+
+def _narrow(places, args: argparse.Namespace) -> list:
+    """Untyped sites without the immediate under ``--no-immediates``."""
+    return [p for p in places if not (args.no_immediates and p.kind == "imm")]
 
 
 def _check_temps(m, temps) -> None:

@@ -128,13 +128,17 @@ class MachineType(CaseType):
     def decode(self, request: dict) -> gen.MachineCase:
         m = self.machine
         return gen.MachineCase(tuple(
-            (M.parse_loc(m, d, allow_imm=False), M.parse_loc(m, s)) for d, s in request["moves"]))
+            (M.parse_loc(m, mv[0], allow_imm=False), M.parse_loc(m, mv[1]), *mv[2:])
+            for mv in request["moves"]))
 
     def move(self, case: gen.MachineCase) -> M.MachineMove:
         # our own request: every generator's output is validated with
-        # MachineMove.make in tests/conform; the answer is what is checked
-        return M.MachineMove(self.machine, case.moves,
-                             tuple(M.Place((t,)) for t in self.temps))
+        # MachineMove.make in tests/conform; the answer is what is checked.
+        # A typed case's moves are (dst, src, type) triples (cases.machines)
+        types = tuple(mv[2] if len(mv) > 2 else None for mv in case.moves)
+        return M.MachineMove(self.machine, tuple((mv[0], mv[1]) for mv in case.moves),
+                             tuple(M.Place((t,)) for t in self.temps),
+                             types if any(types) else ())
 
     # -- judging -------------------------------------------------------------
 
