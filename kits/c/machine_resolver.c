@@ -39,11 +39,21 @@ typedef struct {
     int done;
 } job;
 
+/* A borrowed register: b, saved into the slot `at` (a cycle's vacated
+ * destination), carries at's final value until the cycle ends. */
+typedef struct {
+    const vp_place *b;
+    vp_loc at;
+    const vp_place *via; /* a temporary of b's class and width: the restore's middle */
+} loan;
+
 static vp_reader *rd;
 static const vp_request *q;
 static const vp_machine *m;
 static job *jobs;
 static size_t njobs;
+static loan loans[8];
+static size_t nloans;
 
 static vp_loc name_loc(const char *name)
 {
@@ -82,6 +92,79 @@ static const vp_place *scratch(const job *j, const vp_place *busy)
 
 static void mov(const vp_loc *d, const vp_loc *s, const char *type) { vp_mov_typed(rd, d, s, type); }
 
+/* A temporary register of p's class and width (free once a cycle ends), or NULL. */
+static const vp_place *twin(const vp_place *p)
+{
+    size_t i;
+    for (i = 0; i < q->ntemps; i++) {
+        const vp_place *t = q->temps[i].kind == VP_NAME ? vp_place_of(m, q->temps[i].name) : NULL;
+        if (t && t != p && t->kind == VP_REGISTER && t->cls == p->cls && t->width == p->width)
+            return t;
+    }
+    return NULL;
+}
+
+/* May register p be borrowed now: not reserved, not a temporary (those
+ * are free anyway), not lent already, and sharing no unit with a pending
+ * move (whose value it holds or will receive)? */
+static int lendable(const vp_place *p)
+{
+    vp_loc l = name_loc(p->name);
+    size_t k;
+    if (p->kind != VP_REGISTER || has(m->reserved, p->name))
+        return 0;
+    for (k = 0; k < q->ntemps; k++)
+        if (vp_overlap(m, &l, &q->temps[k]))
+            return 0;
+    for (k = 0; k < nloans; k++)
+        if (loans[k].b == p)
+            return 0;
+    for (k = 0; k < njobs; k++)
+        if (!jobs[k].done && jobs[k].s && (vp_overlap(m, &l, &jobs[k].dst) || vp_overlap(m, &l, &jobs[k].src)))
+            return 0;
+    return 1;
+}
+
+/* d <- s (slot to slot) for job j with no scratch free: borrow a register
+ * B, save it into the vacated slot d, load s into B; B then holds d's
+ * value and d holds B's, put right when the cycle ends (restore).  The
+ * machine's declared scratch registers are borrowed first. */
+static int borrow(const job *j, const vp_loc *d, const vp_place *pd, const vp_loc *s)
+{
+    size_t pass, i;
+    if (nloans == sizeof loans / sizeof *loans)
+        return -1;
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < m->nplaces; i++) {
+            const vp_place *b = &m->places[i];
+            vp_loc bl;
+            if ((pass == 0) != (has(m->scratch, b->name) != 0) || b->width != pd->width || !holds(b, pd->width, j->type)
+                || !lendable(b) || !twin(b))
+                continue;
+            bl = name_loc(b->name);
+            mov(d, &bl, NULL);
+            mov(&bl, s, j->type);
+            loans[nloans].b = b;
+            loans[nloans].at = *d;
+            loans[nloans++].via = twin(b);
+            return 0;
+        }
+    return -1;
+}
+
+/* After a cycle: each borrowed register and the slot holding its saved
+ * value trade places through a free temporary of its class. */
+static void restore(void)
+{
+    while (nloans) {
+        const loan *l = &loans[--nloans];
+        vp_loc b = name_loc(l->b->name), v = name_loc(l->via->name);
+        mov(&v, &l->at, NULL);
+        mov(&l->at, &b, NULL);
+        mov(&b, &v, NULL);
+    }
+}
+
 /* dst <- src for job j's value; a slot-to-slot copy through a scratch
  * register that is not `busy`.  0, or -1 when there is none. */
 static int copy(const job *j, const vp_loc *d, const vp_place *pd, const vp_loc *s,
@@ -95,7 +178,7 @@ static int copy(const job *j, const vp_loc *d, const vp_place *pd, const vp_loc 
 #endif
         vp_loc tl;
         if (!t)
-            return -1;
+            return busy ? borrow(j, d, pd, s) : -1;
         tl = name_loc(t->name);
         mov(&tl, s, j->type);
         mov(d, &tl, j->type);
@@ -169,6 +252,7 @@ static int cycle(size_t i)
         j->done = 1;
         if (next < 0 || next == (long)i || jobs[next].done) {
             mov(&j->dst, &tl, j->type);
+            restore();
             return 0;
         }
         if (copy(j, &j->dst, j->d, &j->src, j->s, t))
@@ -210,6 +294,7 @@ static int resolve(void)
 {
     size_t i, k;
     int progress = 1;
+    nloans = 0;
     for (i = 0, njobs = 0; i < q->nmoves; i++) { /* split lists into their parts */
         const vp_move *mv = &q->moves[i];
         size_t parts = mv->dst.kind == VP_LIST && mv->src.kind == VP_LIST ? mv->dst.count : 1;

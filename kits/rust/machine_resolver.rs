@@ -40,6 +40,9 @@ struct Resolver<'a> {
     req: &'a Request,
     jobs: Vec<Job<'a>>,
     ans: Answer,
+    /// Borrowed registers: (B, the vacated slot holding B's saved value,
+    /// a temporary of B's class and width for the restore).
+    loans: Vec<(&'a Place, Loc, &'a Place)>,
 }
 
 fn name(n: &str) -> Loc {
@@ -73,12 +76,74 @@ impl<'a> Resolver<'a> {
         self.temps().find(|p| busy.map_or(true, |b| !std::ptr::eq(*p, b)) && self.holds(p, w, ty))
     }
 
+    /// A temporary register of p's class and width (free once a cycle ends).
+    fn twin(&self, p: &Place) -> Option<&'a Place> {
+        self.temps().find(|t| !std::ptr::eq(*t, p) && t.class == p.class && t.width == p.width)
+    }
+
+    /// May register p be borrowed now: not reserved, not a temporary, not
+    /// lent already, sharing no unit with a pending move?
+    fn lendable(&self, p: &Place) -> bool {
+        let l = name(&p.name);
+        p.kind == PlaceKind::Register
+            && !self.m.reserved.iter().any(|r| *r == p.name)
+            && !self.req.temps.iter().any(|t| self.m.overlap(&l, t))
+            && !self.loans.iter().any(|(b, _, _)| std::ptr::eq(*b, p))
+            && !self.jobs.iter().any(|o| {
+                !o.done && o.s.is_some() && (self.m.overlap(&l, &o.dst) || self.m.overlap(&l, &o.src))
+            })
+    }
+
+    /// d <- s (slot to slot) for job j with no scratch free: borrow B, save it
+    /// into the vacated slot d, load s into B; put right when the cycle ends.
+    /// The machine's declared scratch registers are borrowed first.
+    fn borrow(&mut self, j: usize, d: &Loc, pd: &Place, s: &Loc) -> Result<(), ()> {
+        let ty = self.jobs[j].ty;
+        let m = self.m;
+        if self.loans.len() == 8 {
+            return Err(()); // the C example's fixed table
+        }
+        for pass in 0..2 {
+            for b in &m.places {
+                let sc = m.scratch.iter().any(|x| *x == b.name);
+                if (pass == 0) != sc || b.width != pd.width || !self.holds(b, pd.width, ty) || !self.lendable(b) {
+                    continue;
+                }
+                let via = match self.twin(b) {
+                    Some(v) => v,
+                    None => continue,
+                };
+                let bl = name(&b.name);
+                self.ans.mov_typed(d, &bl, None);
+                self.ans.mov_typed(&bl, s, ty);
+                self.loans.push((b, d.clone(), via));
+                return Ok(());
+            }
+        }
+        Err(())
+    }
+
+    /// After a cycle: each borrowed register and the slot holding its saved
+    /// value trade places through a free temporary of its class.
+    fn restore(&mut self) {
+        while let Some((b, at, via)) = self.loans.pop() {
+            let (b, v) = (name(&b.name), name(&via.name));
+            self.ans.mov_typed(&v, &at, None);
+            self.ans.mov_typed(&at, &b, None);
+            self.ans.mov_typed(&b, &v, None);
+        }
+    }
+
     /// dst <- src for job j's value; slot to slot through a scratch that is not `busy`.
     fn copy(&mut self, j: usize, d: &Loc, pd: &Place, s: &Loc, ps: &Place, busy: Option<&Place>) -> Result<(), ()> {
         let ty = self.jobs[j].ty;
         if pd.kind == PlaceKind::Slot && ps.kind == PlaceKind::Slot && !self.m.mem_to_mem {
             let t = if cfg!(broken) && busy.is_some() { busy } else { self.scratch(j, busy) };
-            let t = name(&t.ok_or(())?.name);
+            let t = match t {
+                Some(t) => name(&t.name),
+                None if busy.is_some() => return self.borrow(j, d, pd, s),
+                None => return Err(()),
+            };
             self.ans.mov_typed(&t, s, ty);
             self.ans.mov_typed(d, &t, ty);
             return Ok(());
@@ -154,6 +219,7 @@ impl<'a> Resolver<'a> {
                 }
                 _ => {
                     self.ans.mov_typed(&d, &tl, jt);
+                    self.restore();
                     return Ok(());
                 }
             }
@@ -254,7 +320,7 @@ fn main() -> io::Result<()> {
                         continue;
                     }
                 };
-                let mut r = Resolver { m, req: &req, jobs: Vec::new(), ans: Answer::new(id) };
+                let mut r = Resolver { m, req: &req, jobs: Vec::new(), ans: Answer::new(id), loans: Vec::new() };
                 match r.resolve() {
                     Ok(()) => r.ans.write_to(&mut out)?,
                     Err(()) => write_unsupported(&mut out, id, "this example finds no scratch register for this case")?,
