@@ -3,7 +3,7 @@
  * machine object into: no JSON code of its own.
  *
  *   cc -std=c99 -O2 -I kits/c -o machine_resolver kits/c/machine_resolver.c
- *   verified conform --cmd ./machine_resolver --machine x86-64 --max-moves 2
+ *   verified conform --cmd ./machine_resolver --machine x86-64 --exhaustive
  *
  * The resolver, over places (registers and slots: vp_place, units included):
  * a list move [a, b] <- [c, d] is split into a <- c, b <- d; moves of an
@@ -16,11 +16,16 @@
  * class's swaps when they reach every place of the cycle (x86 xchg:
  * mov T, d1; swap T, dk; ...; swap T, d2; mov d1, T), else by parking d1
  * in T (mov T, d1; d1 <- d2; ...; dk <- T), whose slot-to-slot steps need a
- * second scratch: never T while it holds the parked value.  The scratch
- * registers are the request's temps (conform declares the machine's
- * scratch set there).  A typed move's operations carry its type.  Where
- * the example finds no scratch it declines ({"unsupported"}); conform
- * counts those (docs/clients.md says how many, and why).
+ * second scratch: never T while it holds the parked value.  Where no
+ * second scratch is free it borrows a register B (the machine's declared
+ * "scratch" first, never a reserved one nor one a pending move names):
+ * mov dj, B saves B into the slot just vacated, mov B, dj+1 carries the
+ * value, and once the cycle ends B and dj trade back through a free
+ * temporary of B's class (untyped: all of B comes back).  The scratch
+ * registers are the request's temps (conform declares them).  A typed
+ * move's operations carry its type.  Where no scratch can be had it
+ * declines ({"unsupported"}); on the small machines of x86-64 and aarch64
+ * that is exactly the cases with no sequence (docs/clients.md).
  *
  * -DBROKEN plants the bug docs/machines.md describes (a JIT's): the
  * slot-to-slot step of a parked cycle takes T itself as its scratch,

@@ -4,7 +4,7 @@
 //! no JSON code of its own.
 //!
 //!   rustc --edition 2021 -O kits/rust/machine_resolver.rs -o machine_resolver
-//!   verified conform --cmd ./machine_resolver --machine x86-64 --max-moves 2
+//!   verified conform --cmd ./machine_resolver --machine x86-64 --exhaustive
 //!
 //! The resolver of kits/c/machine_resolver.c, step for step (the tests hold
 //! both to the same answers): lists split into their parts; blades in
@@ -12,10 +12,12 @@
 //! through a free scratch register; each cycle through a scratch register
 //! T that may hold its values: with T's class's swaps when they reach every
 //! place of the cycle, else by parking d1 in T, whose slot-to-slot steps
-//! take a second scratch, never T; immediates last (through a scratch
-//! register where the destination takes none).  Scratch registers are the
-//! request's temps.  A typed move's operations carry its type.  Where no
-//! scratch is found it declines.
+//! take a second scratch, never T, else a borrowed register (the machine's
+//! declared scratch first; saved into the vacated slot, given back through
+//! a temporary of its class when the cycle ends); immediates last (through
+//! a scratch register where the destination takes none).  Scratch registers
+//! are the request's temps.  A typed move's operations carry its type.
+//! Where no scratch can be had it declines.
 //!
 //! `--cfg broken` plants the JIT bug of docs/machines.md: the slot-to-slot
 //! step of a parked cycle goes through T itself.  conform must reject it.
