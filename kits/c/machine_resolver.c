@@ -266,25 +266,31 @@ static int cycle(size_t i)
     }
 }
 
-/* May place p be written from an immediate in one mov? */
-static int takes_immediate(const vp_place *p)
+/* Is k the sign-extension of a `bits`-bit constant (immediate_bits; -1: no limit)? */
+static int fits(long long k, long long bits)
+{
+    return bits < 0 || bits >= 64 || (bits > 0 && k >= -(1LL << (bits - 1)) && k < (1LL << (bits - 1)));
+}
+
+/* May place p be written from the immediate k in one mov? */
+static int takes_immediate(const vp_place *p, long long k)
 {
     if (p->kind == VP_SLOT)
-        return has(m->immediate_to, "mem") && m->stack[p->group].immediate;
-    return has(m->immediate_to, "reg") && m->classes[p->cls].immediate;
+        return has(m->immediate_to, "mem") && m->stack[p->group].immediate && fits(k, m->immediate_bits_mem);
+    return has(m->immediate_to, "reg") && m->classes[p->cls].immediate && fits(k, m->immediate_bits_reg);
 }
 
 /* dst <- #k: straight, or through a scratch register that takes it. */
 static int immediate(const job *j)
 {
     size_t i;
-    if (takes_immediate(j->d)) {
+    if (takes_immediate(j->d, j->src.num)) {
         mov(&j->dst, &j->src, j->type);
         return 0;
     }
     for (i = 0; i < q->ntemps; i++) {
         const vp_place *p = q->temps[i].kind == VP_NAME ? vp_place_of(m, q->temps[i].name) : NULL;
-        if (p && p->kind == VP_REGISTER && takes_immediate(p) && holds(p, j->d->width, j->type)) {
+        if (p && p->kind == VP_REGISTER && takes_immediate(p, j->src.num) && holds(p, j->d->width, j->type)) {
             vp_loc tl = name_loc(p->name);
             mov(&tl, &j->src, j->type);
             mov(&j->dst, &tl, j->type);

@@ -228,12 +228,24 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn takes_immediate(&self, p: &Place) -> bool {
+    /// May place p be written from the immediate k in one mov (immediate_bits: k
+    /// the sign-extension of a constant that wide)?
+    fn takes_immediate(&self, p: &Place, k: i64) -> bool {
         let has = |l: &[String], k: &str| l.iter().any(|x| x == k);
+        let fits = |bits: Option<i64>| match bits {
+            Some(b) if (0..64).contains(&b) => b > 0 && k >= -(1i64 << (b - 1)) && k < (1i64 << (b - 1)),
+            _ => true,
+        };
         match p.kind {
-            PlaceKind::Slot => has(&self.m.immediate_to, "mem") && self.m.stack[p.group.unwrap_or(0)].immediate,
+            PlaceKind::Slot => {
+                has(&self.m.immediate_to, "mem")
+                    && self.m.stack[p.group.unwrap_or(0)].immediate
+                    && fits(self.m.immediate_bits_mem)
+            }
             PlaceKind::Register => {
-                has(&self.m.immediate_to, "reg") && self.m.classes[p.class.unwrap_or(0)].immediate
+                has(&self.m.immediate_to, "reg")
+                    && self.m.classes[p.class.unwrap_or(0)].immediate
+                    && fits(self.m.immediate_bits_reg)
             }
         }
     }
@@ -243,11 +255,12 @@ impl<'a> Resolver<'a> {
             let o = &self.jobs[j];
             (o.dst.clone(), o.src.clone(), o.d, o.ty)
         };
-        if self.takes_immediate(pd) {
+        let k = if let Loc::Imm(k) = &s { *k } else { 0 };
+        if self.takes_immediate(pd, k) {
             self.ans.mov_typed(&d, &s, ty);
             return Ok(());
         }
-        let t = self.temps().find(|p| self.takes_immediate(p) && self.holds(p, pd.width, ty)).ok_or(())?;
+        let t = self.temps().find(|p| self.takes_immediate(p, k) && self.holds(p, pd.width, ty)).ok_or(())?;
         let tl = name(&t.name);
         self.ans.mov_typed(&tl, &s, ty);
         self.ans.mov_typed(&d, &tl, ty);
