@@ -3,7 +3,7 @@
  * machine object into: no JSON code of its own.
  *
  *   cc -std=c99 -O2 -I kits/c -o machine_resolver kits/c/machine_resolver.c
- *   verified conform --cmd ./machine_resolver --machine x86-64 --max-moves 2
+ *   verified conform --cmd ./machine_resolver --machine x86-64 --exhaustive
  *
  * The resolver, over places (registers and slots: vp_place, units included):
  * a list move [a, b] <- [c, d] is split into a <- c, b <- d; moves of an
@@ -16,11 +16,16 @@
  * class's swaps when they reach every place of the cycle (x86 xchg:
  * mov T, d1; swap T, dk; ...; swap T, d2; mov d1, T), else by parking d1
  * in T (mov T, d1; d1 <- d2; ...; dk <- T), whose slot-to-slot steps need a
- * second scratch: never T while it holds the parked value.  The scratch
- * registers are the request's temps (conform declares the machine's
- * scratch set there).  A typed move's operations carry its type.  Where
- * the example finds no scratch it declines ({"unsupported"}); conform
- * counts those (docs/clients.md says how many, and why).
+ * second scratch: never T while it holds the parked value.  Where no
+ * second scratch is free it borrows a register B (the machine's declared
+ * "scratch" first, never a reserved one nor one a pending move names):
+ * mov dj, B saves B into the slot just vacated, mov B, dj+1 carries the
+ * value, and once the cycle ends B and dj trade back through a free
+ * temporary of B's class (untyped: all of B comes back).  The scratch
+ * registers are the request's temps (conform declares them).  A typed
+ * move's operations carry its type.  Where no scratch can be had it
+ * declines ({"unsupported"}); on the small machines of x86-64 and aarch64
+ * that is exactly the cases with no sequence (docs/clients.md).
  *
  * -DBROKEN plants the bug docs/machines.md describes (a JIT's): the
  * slot-to-slot step of a parked cycle takes T itself as its scratch,
@@ -39,11 +44,21 @@ typedef struct {
     int done;
 } job;
 
+/* A borrowed register: b, saved into the slot `at` (a cycle's vacated
+ * destination), carries at's final value until the cycle ends. */
+typedef struct {
+    const vp_place *b;
+    vp_loc at;
+    const vp_place *via; /* a temporary of b's class and width: the restore's middle */
+} loan;
+
 static vp_reader *rd;
 static const vp_request *q;
 static const vp_machine *m;
 static job *jobs;
 static size_t njobs;
+static loan loans[8];
+static size_t nloans;
 
 static vp_loc name_loc(const char *name)
 {
@@ -82,6 +97,79 @@ static const vp_place *scratch(const job *j, const vp_place *busy)
 
 static void mov(const vp_loc *d, const vp_loc *s, const char *type) { vp_mov_typed(rd, d, s, type); }
 
+/* A temporary register of p's class and width (free once a cycle ends), or NULL. */
+static const vp_place *twin(const vp_place *p)
+{
+    size_t i;
+    for (i = 0; i < q->ntemps; i++) {
+        const vp_place *t = q->temps[i].kind == VP_NAME ? vp_place_of(m, q->temps[i].name) : NULL;
+        if (t && t != p && t->kind == VP_REGISTER && t->cls == p->cls && t->width == p->width)
+            return t;
+    }
+    return NULL;
+}
+
+/* May register p be borrowed now: not reserved, not a temporary (those
+ * are free anyway), not lent already, and sharing no unit with a pending
+ * move (whose value it holds or will receive)? */
+static int lendable(const vp_place *p)
+{
+    vp_loc l = name_loc(p->name);
+    size_t k;
+    if (p->kind != VP_REGISTER || has(m->reserved, p->name))
+        return 0;
+    for (k = 0; k < q->ntemps; k++)
+        if (vp_overlap(m, &l, &q->temps[k]))
+            return 0;
+    for (k = 0; k < nloans; k++)
+        if (loans[k].b == p)
+            return 0;
+    for (k = 0; k < njobs; k++)
+        if (!jobs[k].done && jobs[k].s && (vp_overlap(m, &l, &jobs[k].dst) || vp_overlap(m, &l, &jobs[k].src)))
+            return 0;
+    return 1;
+}
+
+/* d <- s (slot to slot) for job j with no scratch free: borrow a register
+ * B, save it into the vacated slot d, load s into B; B then holds d's
+ * value and d holds B's, put right when the cycle ends (restore).  The
+ * machine's declared scratch registers are borrowed first. */
+static int borrow(const job *j, const vp_loc *d, const vp_place *pd, const vp_loc *s)
+{
+    size_t pass, i;
+    if (nloans == sizeof loans / sizeof *loans)
+        return -1;
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < m->nplaces; i++) {
+            const vp_place *b = &m->places[i];
+            vp_loc bl;
+            if ((pass == 0) != (has(m->scratch, b->name) != 0) || b->width != pd->width || !holds(b, pd->width, j->type)
+                || !lendable(b) || !twin(b))
+                continue;
+            bl = name_loc(b->name);
+            mov(d, &bl, NULL);
+            mov(&bl, s, j->type);
+            loans[nloans].b = b;
+            loans[nloans].at = *d;
+            loans[nloans++].via = twin(b);
+            return 0;
+        }
+    return -1;
+}
+
+/* After a cycle: each borrowed register and the slot holding its saved
+ * value trade places through a free temporary of its class. */
+static void restore(void)
+{
+    while (nloans) {
+        const loan *l = &loans[--nloans];
+        vp_loc b = name_loc(l->b->name), v = name_loc(l->via->name);
+        mov(&v, &l->at, NULL);
+        mov(&l->at, &b, NULL);
+        mov(&b, &v, NULL);
+    }
+}
+
 /* dst <- src for job j's value; a slot-to-slot copy through a scratch
  * register that is not `busy`.  0, or -1 when there is none. */
 static int copy(const job *j, const vp_loc *d, const vp_place *pd, const vp_loc *s,
@@ -95,7 +183,7 @@ static int copy(const job *j, const vp_loc *d, const vp_place *pd, const vp_loc 
 #endif
         vp_loc tl;
         if (!t)
-            return -1;
+            return busy ? borrow(j, d, pd, s) : -1;
         tl = name_loc(t->name);
         mov(&tl, s, j->type);
         mov(d, &tl, j->type);
@@ -169,6 +257,7 @@ static int cycle(size_t i)
         j->done = 1;
         if (next < 0 || next == (long)i || jobs[next].done) {
             mov(&j->dst, &tl, j->type);
+            restore();
             return 0;
         }
         if (copy(j, &j->dst, j->d, &j->src, j->s, t))
@@ -177,25 +266,31 @@ static int cycle(size_t i)
     }
 }
 
-/* May place p be written from an immediate in one mov? */
-static int takes_immediate(const vp_place *p)
+/* Is k the sign-extension of a `bits`-bit constant (immediate_bits; -1: no limit)? */
+static int fits(long long k, long long bits)
+{
+    return bits < 0 || bits >= 64 || (bits > 0 && k >= -(1LL << (bits - 1)) && k < (1LL << (bits - 1)));
+}
+
+/* May place p be written from the immediate k in one mov? */
+static int takes_immediate(const vp_place *p, long long k)
 {
     if (p->kind == VP_SLOT)
-        return has(m->immediate_to, "mem") && m->stack[p->group].immediate;
-    return has(m->immediate_to, "reg") && m->classes[p->cls].immediate;
+        return has(m->immediate_to, "mem") && m->stack[p->group].immediate && fits(k, m->immediate_bits_mem);
+    return has(m->immediate_to, "reg") && m->classes[p->cls].immediate && fits(k, m->immediate_bits_reg);
 }
 
 /* dst <- #k: straight, or through a scratch register that takes it. */
 static int immediate(const job *j)
 {
     size_t i;
-    if (takes_immediate(j->d)) {
+    if (takes_immediate(j->d, j->src.num)) {
         mov(&j->dst, &j->src, j->type);
         return 0;
     }
     for (i = 0; i < q->ntemps; i++) {
         const vp_place *p = q->temps[i].kind == VP_NAME ? vp_place_of(m, q->temps[i].name) : NULL;
-        if (p && p->kind == VP_REGISTER && takes_immediate(p) && holds(p, j->d->width, j->type)) {
+        if (p && p->kind == VP_REGISTER && takes_immediate(p, j->src.num) && holds(p, j->d->width, j->type)) {
             vp_loc tl = name_loc(p->name);
             mov(&tl, &j->src, j->type);
             mov(&j->dst, &tl, j->type);
@@ -210,6 +305,7 @@ static int resolve(void)
 {
     size_t i, k;
     int progress = 1;
+    nloans = 0;
     for (i = 0, njobs = 0; i < q->nmoves; i++) { /* split lists into their parts */
         const vp_move *mv = &q->moves[i];
         size_t parts = mv->dst.kind == VP_LIST && mv->src.kind == VP_LIST ? mv->dst.count : 1;

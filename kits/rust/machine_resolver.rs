@@ -4,7 +4,7 @@
 //! no JSON code of its own.
 //!
 //!   rustc --edition 2021 -O kits/rust/machine_resolver.rs -o machine_resolver
-//!   verified conform --cmd ./machine_resolver --machine x86-64 --max-moves 2
+//!   verified conform --cmd ./machine_resolver --machine x86-64 --exhaustive
 //!
 //! The resolver of kits/c/machine_resolver.c, step for step (the tests hold
 //! both to the same answers): lists split into their parts; blades in
@@ -12,10 +12,12 @@
 //! through a free scratch register; each cycle through a scratch register
 //! T that may hold its values: with T's class's swaps when they reach every
 //! place of the cycle, else by parking d1 in T, whose slot-to-slot steps
-//! take a second scratch, never T; immediates last (through a scratch
-//! register where the destination takes none).  Scratch registers are the
-//! request's temps.  A typed move's operations carry its type.  Where no
-//! scratch is found it declines.
+//! take a second scratch, never T, else a borrowed register (the machine's
+//! declared scratch first; saved into the vacated slot, given back through
+//! a temporary of its class when the cycle ends); immediates last (through
+//! a scratch register where the destination takes none).  Scratch registers
+//! are the request's temps.  A typed move's operations carry its type.
+//! Where no scratch can be had it declines.
 //!
 //! `--cfg broken` plants the JIT bug of docs/machines.md: the slot-to-slot
 //! step of a parked cycle goes through T itself.  conform must reject it.
@@ -40,6 +42,9 @@ struct Resolver<'a> {
     req: &'a Request,
     jobs: Vec<Job<'a>>,
     ans: Answer,
+    /// Borrowed registers: (B, the vacated slot holding B's saved value,
+    /// a temporary of B's class and width for the restore).
+    loans: Vec<(&'a Place, Loc, &'a Place)>,
 }
 
 fn name(n: &str) -> Loc {
@@ -73,12 +78,74 @@ impl<'a> Resolver<'a> {
         self.temps().find(|p| busy.map_or(true, |b| !std::ptr::eq(*p, b)) && self.holds(p, w, ty))
     }
 
+    /// A temporary register of p's class and width (free once a cycle ends).
+    fn twin(&self, p: &Place) -> Option<&'a Place> {
+        self.temps().find(|t| !std::ptr::eq(*t, p) && t.class == p.class && t.width == p.width)
+    }
+
+    /// May register p be borrowed now: not reserved, not a temporary, not
+    /// lent already, sharing no unit with a pending move?
+    fn lendable(&self, p: &Place) -> bool {
+        let l = name(&p.name);
+        p.kind == PlaceKind::Register
+            && !self.m.reserved.iter().any(|r| *r == p.name)
+            && !self.req.temps.iter().any(|t| self.m.overlap(&l, t))
+            && !self.loans.iter().any(|(b, _, _)| std::ptr::eq(*b, p))
+            && !self.jobs.iter().any(|o| {
+                !o.done && o.s.is_some() && (self.m.overlap(&l, &o.dst) || self.m.overlap(&l, &o.src))
+            })
+    }
+
+    /// d <- s (slot to slot) for job j with no scratch free: borrow B, save it
+    /// into the vacated slot d, load s into B; put right when the cycle ends.
+    /// The machine's declared scratch registers are borrowed first.
+    fn borrow(&mut self, j: usize, d: &Loc, pd: &Place, s: &Loc) -> Result<(), ()> {
+        let ty = self.jobs[j].ty;
+        let m = self.m;
+        if self.loans.len() == 8 {
+            return Err(()); // the C example's fixed table
+        }
+        for pass in 0..2 {
+            for b in &m.places {
+                let sc = m.scratch.iter().any(|x| *x == b.name);
+                if (pass == 0) != sc || b.width != pd.width || !self.holds(b, pd.width, ty) || !self.lendable(b) {
+                    continue;
+                }
+                let via = match self.twin(b) {
+                    Some(v) => v,
+                    None => continue,
+                };
+                let bl = name(&b.name);
+                self.ans.mov_typed(d, &bl, None);
+                self.ans.mov_typed(&bl, s, ty);
+                self.loans.push((b, d.clone(), via));
+                return Ok(());
+            }
+        }
+        Err(())
+    }
+
+    /// After a cycle: each borrowed register and the slot holding its saved
+    /// value trade places through a free temporary of its class.
+    fn restore(&mut self) {
+        while let Some((b, at, via)) = self.loans.pop() {
+            let (b, v) = (name(&b.name), name(&via.name));
+            self.ans.mov_typed(&v, &at, None);
+            self.ans.mov_typed(&at, &b, None);
+            self.ans.mov_typed(&b, &v, None);
+        }
+    }
+
     /// dst <- src for job j's value; slot to slot through a scratch that is not `busy`.
     fn copy(&mut self, j: usize, d: &Loc, pd: &Place, s: &Loc, ps: &Place, busy: Option<&Place>) -> Result<(), ()> {
         let ty = self.jobs[j].ty;
         if pd.kind == PlaceKind::Slot && ps.kind == PlaceKind::Slot && !self.m.mem_to_mem {
             let t = if cfg!(broken) && busy.is_some() { busy } else { self.scratch(j, busy) };
-            let t = name(&t.ok_or(())?.name);
+            let t = match t {
+                Some(t) => name(&t.name),
+                None if busy.is_some() => return self.borrow(j, d, pd, s),
+                None => return Err(()),
+            };
             self.ans.mov_typed(&t, s, ty);
             self.ans.mov_typed(d, &t, ty);
             return Ok(());
@@ -154,18 +221,31 @@ impl<'a> Resolver<'a> {
                 }
                 _ => {
                     self.ans.mov_typed(&d, &tl, jt);
+                    self.restore();
                     return Ok(());
                 }
             }
         }
     }
 
-    fn takes_immediate(&self, p: &Place) -> bool {
+    /// May place p be written from the immediate k in one mov (immediate_bits: k
+    /// the sign-extension of a constant that wide)?
+    fn takes_immediate(&self, p: &Place, k: i64) -> bool {
         let has = |l: &[String], k: &str| l.iter().any(|x| x == k);
+        let fits = |bits: Option<i64>| match bits {
+            Some(b) if (0..64).contains(&b) => b > 0 && k >= -(1i64 << (b - 1)) && k < (1i64 << (b - 1)),
+            _ => true,
+        };
         match p.kind {
-            PlaceKind::Slot => has(&self.m.immediate_to, "mem") && self.m.stack[p.group.unwrap_or(0)].immediate,
+            PlaceKind::Slot => {
+                has(&self.m.immediate_to, "mem")
+                    && self.m.stack[p.group.unwrap_or(0)].immediate
+                    && fits(self.m.immediate_bits_mem)
+            }
             PlaceKind::Register => {
-                has(&self.m.immediate_to, "reg") && self.m.classes[p.class.unwrap_or(0)].immediate
+                has(&self.m.immediate_to, "reg")
+                    && self.m.classes[p.class.unwrap_or(0)].immediate
+                    && fits(self.m.immediate_bits_reg)
             }
         }
     }
@@ -175,11 +255,12 @@ impl<'a> Resolver<'a> {
             let o = &self.jobs[j];
             (o.dst.clone(), o.src.clone(), o.d, o.ty)
         };
-        if self.takes_immediate(pd) {
+        let k = if let Loc::Imm(k) = &s { *k } else { 0 };
+        if self.takes_immediate(pd, k) {
             self.ans.mov_typed(&d, &s, ty);
             return Ok(());
         }
-        let t = self.temps().find(|p| self.takes_immediate(p) && self.holds(p, pd.width, ty)).ok_or(())?;
+        let t = self.temps().find(|p| self.takes_immediate(p, k) && self.holds(p, pd.width, ty)).ok_or(())?;
         let tl = name(&t.name);
         self.ans.mov_typed(&tl, &s, ty);
         self.ans.mov_typed(&d, &tl, ty);
@@ -254,7 +335,7 @@ fn main() -> io::Result<()> {
                         continue;
                     }
                 };
-                let mut r = Resolver { m, req: &req, jobs: Vec::new(), ans: Answer::new(id) };
+                let mut r = Resolver { m, req: &req, jobs: Vec::new(), ans: Answer::new(id), loans: Vec::new() };
                 match r.resolve() {
                     Ok(()) => r.ans.write_to(&mut out)?,
                     Err(()) => write_unsupported(&mut out, id, "this example finds no scratch register for this case")?,

@@ -1,10 +1,12 @@
 """The kits' worked machine resolvers (kits/c/machine_resolver.c,
 kits/rust/machine_resolver.rs: one algorithm, byte-identical answers), built as
 docs/clients.md says and run through `verified conform --machine` on the
-small machines of two presets: no wrong answer (exact counts, the cases
-they decline pinned with the reason), and the planted bug (a parked
-cycle's scratch register reused for a slot-to-slot copy) rejected, exit 1,
-shrunk to a pinned case.
+small machines of two presets with no --allow-refusals: no wrong answer
+and no solvable case declined (exact counts; a slot cycle with no second
+scratch borrows a register), the planted bug (a parked cycle's scratch
+register reused for a slot-to-slot copy) rejected, exit 1, shrunk to a
+pinned case; typed moves answered with typed operations (golden
+sequences, judged ok by `verified check`).
 
 The examples read the machine only through the kit's structs (vp_machine);
 the requests carry the small machine as an object (one request shape,
@@ -18,17 +20,12 @@ import pytest
 
 from tests.kits.support import conform, run
 
-#: per preset: cases of at most 2 moves on its small machine, those with no
-#: legal sequence (declining them is right), and the solvable ones the
-#: example declines (each needs a borrowed register: save a live register
-#: into the slot being written, use it, restore it; the reference resolver
-#: does that, this page-long example does not)
-SMALL = {
-    "x86-64": {"run": 1395, "no_answer": 202, "declined": 1,
-               "declined_case": [["mw0", "mw1"], ["mw1", "mw0"]]},
-    "aarch64": {"run": 1395, "no_answer": 202, "declined": 2,
-                "declined_case": [["m0", "m1"], ["m1", "m0"]]},
-}
+#: per preset: the default exhaustive run (at most 3 moves on its small
+#: machine) and the cases with no legal sequence (declining them is right);
+#: the examples decline nothing else: a slot cycle with no second scratch
+#: borrows a register (save, use, restore), so no --allow-refusals
+SMALL = {"x86-64": {"run": 19463, "no_answer": 4262},
+         "aarch64": {"run": 19463, "no_answer": 4262}}
 
 #: the planted bug: the slot-to-slot copy of a parked cycle goes through the
 #: scratch register that holds the parked value
@@ -52,20 +49,15 @@ BOTH_KITS = ["c", "rust"]
 @pytest.mark.parametrize("kit", BOTH_KITS)
 @pytest.mark.parametrize("preset", list(SMALL))
 def test_machine_example_conforms(request, kit, preset):
+    """`verified conform --machine PRESET --exhaustive`, no --allow-refusals:
+    every solvable case answered right, every other one declined."""
     exe = request.getfixturevalue(f"{kit}_machine_example")
     want = SMALL[preset]
-    code, r = machine_run(exe, preset, "--allow-refusals")
+    code, r = conform([str(exe)], "--machine", preset, "--exhaustive")
     assert code == 0 and r["exit"] == 0, r
     assert (r["run"], r["failures"], r["refused_unsolvable"], r["refusals"]) == (
-        want["run"], 0, want["no_answer"], want["declined"]), r
-    assert r["correct"] == want["run"] - want["declined"]
-    # without --allow-refusals the declined solvable cases fail the run
-    code, r = machine_run(exe, preset)
-    assert code == 1 and r["failures"] == 0
-    refused = r["refusal_report"]
-    assert refused["reasons"] == {"this example finds no scratch register for this case":
-                                  want["declined"]}
-    assert refused["smallest"]["request"]["moves"] == want["declined_case"]
+        want["run"], 0, want["no_answer"], 0), r
+    assert r["correct"] == want["run"]
 
 
 @pytest.mark.parametrize("kit", BOTH_KITS)
@@ -108,7 +100,7 @@ def test_machine_example_declines_what_it_cannot_read(request, kit):
 
 def test_c_and_rust_machine_examples_answer_byte_for_byte_alike(c_machine_example,
                                                                 rust_machine_example):
-    """Every request of both conform runs above (at most 2 moves, x86-64 and
+    """Every request of both conform runs above (at most 3 moves, x86-64 and
     aarch64): the two kits' examples print identical answers."""
     import argparse
 
@@ -118,11 +110,10 @@ def test_c_and_rust_machine_examples_answer_byte_for_byte_alike(c_machine_exampl
     for preset in SMALL:
         p = argparse.ArgumentParser()
         add_arguments(p)
-        _, suite = build_suite(p.parse_args(["--cmd", "x", "--machine", preset,
-                                             "--max-moves", "2"]))
+        _, suite = build_suite(p.parse_args(["--cmd", "x", "--machine", preset]))
         data += b"".join(suite.case_type.encode(c) for c in suite.cases())
     c_out = run([str(c_machine_example)], data).stdout
-    assert c_out.count(b"\n") == 2 * 1395
+    assert c_out.count(b"\n") == sum(w["run"] for w in SMALL.values())
     assert run([str(rust_machine_example)], data).stdout == c_out
 
 
@@ -155,9 +146,48 @@ def test_an_adapter_reads_a_machine_in_one_line_and_no_json_code():
         c_lines, rust_lines)
 
 
-def test_c_machine_example_at_three_moves(c_machine_example):
-    """The default run (at most 3 moves, 19,463 cases a preset), as
-    docs/clients.md quotes it: no wrong answer, 49 and 96 declined."""
-    for preset, declined in (("x86-64", 49), ("aarch64", 96)):
-        code, r = conform([str(c_machine_example)], "--machine", preset, "--allow-refusals")
-        assert code == 0 and (r["run"], r["failures"], r["refusals"]) == (19463, 0, declined), r
+#: typed requests on the whole presets (the profile's scratch among the
+#: temps), each example's exact answer; `verified check` judges each ok.
+#: x86-64: two spilled doubles swapped through xmm15 (movsd), the middle
+#: slot-to-slot copy through the second scratch r11.  aarch64 with one
+#: temporary x16: the copy borrows x17 (the profile's other scratch, tried
+#: before any other register), saved into the vacated m0 and given back
+#: untyped once the cycle is done.
+TYPED = {
+    "x86-64": {"temps": ["xmm15", "r11"],
+               "sequence": [["mov", "xmm15", "m0", "f64"], ["mov", "r11", "m1", "f64"],
+                            ["mov", "m0", "r11", "f64"], ["mov", "m1", "xmm15", "f64"]]},
+    "aarch64": {"temps": ["x16"],
+                "sequence": [["mov", "x16", "m0", "f64"], ["mov", "m0", "x17"],
+                             ["mov", "x17", "m1", "f64"], ["mov", "m1", "x16", "f64"],
+                             ["mov", "x16", "m0"], ["mov", "m0", "x17"], ["mov", "x17", "x16"]]},
+}
+
+
+@pytest.mark.parametrize("kit", BOTH_KITS)
+@pytest.mark.parametrize("preset", list(TYPED))
+def test_machine_example_typed_moves_pass_check(request, kit, preset):
+    import subprocess
+
+    from tests.kits.support import verified_argv
+
+    shown = subprocess.run([*verified_argv(), "machines", "show", preset],
+                           capture_output=True, text=True, check=True).stdout
+    req = {"machine": json.loads(shown), "moves": [["m0", "m1", "f64"], ["m1", "m0", "f64"]],
+           "temps": TYPED[preset]["temps"], "id": 1}
+    exe = request.getfixturevalue(f"{kit}_machine_example")
+    answer = json.loads(run([str(exe)], (json.dumps(req) + "\n").encode()).stdout)
+    assert answer == {"id": 1, "sequence": TYPED[preset]["sequence"]}
+    req["sequence"] = answer["sequence"]
+    checked = subprocess.run([*verified_argv(), "check"], input=json.dumps(req) + "\n",
+                             capture_output=True, text=True)
+    verdict = json.loads(checked.stdout)
+    assert checked.returncode == 0 and verdict["ok"] is True, verdict
+    # the check can fail here: the parked value's scratch reused for the
+    # copy (the planted bug, typed) is wrong
+    if preset == "x86-64":
+        bad = dict(req, sequence=[["mov", "xmm15", "m0", "f64"], ["mov", "xmm15", "m1", "f64"],
+                                  ["mov", "m0", "xmm15", "f64"], ["mov", "m1", "xmm15", "f64"]])
+        checked = subprocess.run([*verified_argv(), "check"], input=json.dumps(bad) + "\n",
+                                 capture_output=True, text=True)
+        assert checked.returncode == 1 and json.loads(checked.stdout)["ok"] is False
