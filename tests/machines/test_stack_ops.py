@@ -94,3 +94,24 @@ def test_bad_stack_op_fields_are_bad_input(obj, message):
 def test_malformed_or_illegal_stack_ops_are_wrong_sequences(seq, reason):
     v = verdict("x86-64", [], seq, temps=["rax", "rbx", "rcx", "rdx", "mw0", "mw1"])
     assert v["ok"] is False and v["reason"] == reason and v["operation"] == 0
+
+
+def test_explain_shows_the_stack_and_judges_an_unbalanced_push():
+    import json
+
+    from tests.support import verified
+    req = {"machine": "x86-64", "moves": [["m1", "m0"]], "temps": ["r10"]}
+    proc = verified("explain", "--request", json.dumps(req), "--sequence",
+                    json.dumps([["push", "m0"], ["push", "m0"], ["pop", "m1"]]))
+    assert proc.returncode == 1
+    table = [line.split() for line in proc.stdout.splitlines() if line.startswith("  ")]
+    assert ["#", "operation", "m0", "m1", "r10", "stack", "(top", "last)"] in table
+    assert ["1", "push", "m0", "m0", "m1", "r10", "m0", "m0"] in table
+    assert ["2", "pop", "m1", "m0", "m0*", "r10", "m0"] in table
+    assert ("verdict: WRONG: the stack is left with 1 word pushed; a sequence must pop "
+            "every word it pushes") in proc.stdout
+    # a value whose register is overwritten while a copy is pushed is not lost
+    req = {"machine": "x86-64", "moves": [["rax", "rbx"], ["rbx", "rax"]]}
+    proc = verified("explain", "--request", json.dumps(req), "--sequence", json.dumps(
+        [["push", "rax"], ["mov", "rax", "rbx"], ["pop", "rbx"]]))
+    assert proc.returncode == 0 and "first value destroyed: none" in proc.stdout
