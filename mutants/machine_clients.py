@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import Mutant
+from . import Mutant, combine
 
 RESOLVE = "verified.algorithms.resolve"
 
@@ -122,4 +122,59 @@ MUTANTS: list[Mutant] = [
         "frame_of", "armv7-vfp"),
 ]
 
-BY_NAME = {m.name: m for m in MUTANTS}
+
+# ---------------------------------------------------------------------------
+# Clients of our own that should PASS conform: a real back end's convention
+# ---------------------------------------------------------------------------
+
+#: V8's x64 code generator (src/compiler/backend/x64/code-generator-x64.cc,
+#: AssembleMove / AssembleSwap, case kStackToStack, and MoveToTempLocation)
+#: copies a word from slot to slot through the machine stack, ``pushq src;
+#: popq dst``, and keeps r10 (kScratchRegister) and xmm15 (kScratchDoubleReg)
+#: free for everything else.  Written here, not copied: the reference
+#: resolver with a one-word slot-to-slot mov allowed, each such mov lowered
+#: to push/pop.  Run it with ``--temps r10,xmm15`` (its scratch registers).
+V8_X64 = _resolve(
+    "v8_x64",
+    """
+    return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace, free)]
+    """,
+    """
+    base = frame
+
+    def word_slots(op) -> bool:  # V8 x64: pushq m64; popq m64 copies a word slot to slot
+        kind, a, b = op
+        return (kind == "mov" and isinstance(b, Place) and a.kind == b.kind == "mem"
+                and len(a.full or a.units) == len(b.full or b.units) == 1 and a.typ == b.typ)
+
+    pushpop = Frame(base.places, lambda op: word_slots(op) or base.legal(op), base.cost)
+    out = []
+    for op in resolve_frame(pushpop, moves, temps, preserve, trace, free):
+        if word_slots(op) and not base.legal(op):
+            _, a, b = op
+            out += [_m.MPush(_mplace(b), b.typ), _m.MPop(_mplace(a), a.typ)]
+        else:
+            out.append(to_mop(op))
+    return out
+    """,
+    "not a bug: V8's x64 lowering of slot-to-slot moves (pushq/popq), r10 and xmm15 "
+    "as scratch",
+    "greedy", "x86-64")
+
+#: the V8 client with a planted unbalanced push: each slot-to-slot copy
+#: pushes its word twice and pops it once (``v8_x64+push_twice``)
+PUSH_TWICE = _resolve(
+    "push_twice",
+    "out += [_m.MPush(_mplace(b), b.typ), _m.MPop(_mplace(a), a.typ)]",
+    "out += [_m.MPush(_mplace(b), b.typ)] * 2 + [_m.MPop(_mplace(a), a.typ)]",
+    "a slot-to-slot copy pushes its word twice and pops it once: the stack is left "
+    "unbalanced (the caller's stack pointer is off by a word per copy)",
+    "greedy", "x86-64")
+
+#: clients that pass (``tests/conform/test_conform_machines.py``)
+CLIENTS: list[Mutant] = [V8_X64]
+
+#: the V8 client with its planted bug, caught as its own failure class
+MUTANTS.append(combine(V8_X64, PUSH_TWICE))
+
+BY_NAME = {m.name: m for m in MUTANTS + CLIENTS + [PUSH_TWICE]}

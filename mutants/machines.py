@@ -29,7 +29,8 @@ MODULES = tuple(f"{MACHINE}.{m}" for m in
 HOME = {"MachineMove": "oracle", "judge": "oracle", "_resolve_names": "description",
         "_single_illegal": "operations", "_immediate_illegal": "operations",
         "reserved_write": "operations",
-        "effects": "semantics", "Imm": "locations", "holds": "locations"}
+        "effects": "semantics", "Imm": "locations", "holds": "locations",
+        "_stack_illegal": "operations", "step": "semantics"}
 
 
 def _m(name: str, scope: str, old: str, new: str, why: str, witness: dict,
@@ -152,6 +153,28 @@ MUTANTS = [
        "a 64-bit constant stored straight to a slot passes on x86-64 (mov m64 takes imm32)",
        {"machine": "x86-64", "moves": [["m0", {"imm": 1 << 40}, "i64"]],
         "sequence": [["mov", "m0", {"imm": 1 << 40}, "i64"]]}),
+    # stack operations (round 3)
+    _m("stack_left_unchecked", "judge",
+       "    if left:", "    if False:",
+       "a sequence that leaves words pushed passes: the caller's stack pointer is off",
+       {"machine": "x86-64", "moves": [["m0", "m1"]],
+        "sequence": [["push", "m1"], ["push", "m1"], ["pop", "m0"]]}),
+    _m("pop_underflow_unchecked", "judge",
+       "    if UNDERFLOW in state:", "    if False:",
+       "a pop from an empty stack passes when what it took lands in a temporary: it took "
+       "a word of the caller's frame",
+       {"machine": "x86-64", "moves": [], "temps": ["r10"], "sequence": [["pop", "r10"]]}),
+    _m("push_kinds_ignored", "_stack_illegal",
+       "    if k not in have:", "    if False:",
+       "push and pop pass on a machine without them (aarch64 has no push)",
+       {"machine": "aarch64", "moves": [["x0", "x1"]],
+        "sequence": [["push", "x1"], ["pop", "x0"]]}),
+    _m("stack_fifo", "step",
+       "                state[u] = stack[-1 - i]\n            state[STACK] = stack[:len(stack) - len(pairs)]",
+       "                state[u] = stack[i]\n            state[STACK] = stack[len(pairs):]",
+       "the stack is read first in, first out: a slot swap that pops in push order passes",
+       {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]],
+        "sequence": [["push", "m0"], ["push", "m1"], ["pop", "m1"], ["pop", "m0"]]}),
 ]
 
 BY_NAME = {m.name: m for m in MUTANTS}

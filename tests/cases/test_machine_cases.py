@@ -22,8 +22,8 @@ SMALL = {
                 ("x30", "v31"), (57, 1395, 19463)),
     "riscv64": ("ra t0 t1 ft0 ft1 [ra, t0] [t0, t1] m0 m1 #7",
                 ("t6", "ft11"), (63, 1647, 23407)),
-    "armv7-vfp": ("r0 r1 r2 s0 s1 d0 d16 [r0, r1] [r1, r2] m0 m1 md0 md1 mq0 mq1 #7",
-                  ("r12", "s31", "d31"), (89, 3484, 79626)),
+    "armv7-vfp": ("r0 r1 r2 s0 s1 s2 s3 d0 d1 d16 d17 q0 q8 [r0, r1] [r1, r2] m0 m1 md0 md1 "
+                  "mq0 mq1 #7", ("r12", "s31", "d31"), (159, 11236, 471606)),
 }
 
 
@@ -111,3 +111,29 @@ def test_shrink_candidates_golden():
                    "(rdx <- rax, m1 <- m0)", "(rdx <- rcx, m1 <- m0)"]
     renamed = G.shrink_candidates(G.MachineCase(((P("rdx"), P("m1")),)), sites)
     assert [G.format_case(c) for c in renamed] == ["()", "(rax <- m1)", "(rdx <- m0)"]
+
+
+@pytest.mark.parametrize("name", M.PRESETS)
+def test_every_alias_relation_of_the_preset_has_a_representative(name):
+    """Every alias shape of the preset (a register's width and its parts'
+    shapes: armv7-vfp's s, d over two s, d16+ with no s halves, q over two
+    such d, q8+ over two plain d) is a register of the small machine, with
+    its parts; and every slot width is there."""
+    full = M.preset(name)
+    m, _, _ = small(name)
+    for c in full.classes:
+        want = {G.alias_shape(full, r) for r in c.registers}
+        have = {G.alias_shape(m, r) for r in m.registers(c.name)}
+        assert want <= have, (c.name, want - have)
+    assert {g.width for g in full.stack} == {g.width for g in m.stack}
+    for a, parts in m.aliases:  # the small machine's aliases are the preset's
+        assert dict(full.aliases)[a] == parts
+
+
+def test_the_armv7_small_machine_has_each_alias_shape():
+    m, _, _ = small("armv7-vfp")
+    aliases = dict(m.aliases)
+    assert aliases["d0"] == ("s0", "s1") and aliases["d1"] == ("s2", "s3")
+    assert "d16" not in aliases and "d16" in m.registers("d")
+    assert aliases["q0"] == ("d0", "d1") and aliases["q8"] == ("d16", "d17")
+    assert [g.width for g in m.stack] == [1, 2, 4]

@@ -209,6 +209,7 @@ CAUGHT = {
     "alias_written_while_half_is_read": ("(s1 <- s0 (f32), d16 <- d0 (f64))",
                                          [["mov", "s1", "s0", "f32"],
                                           ["mov", "d16", "d0", "f64"]]),
+    "v8_x64+push_twice": ("(m1 <- m0)", [["push", "m0"], ["push", "m0"], ["pop", "m1"]]),
 }
 
 
@@ -288,3 +289,43 @@ def test_a_random_failure_is_shrunk_keeping_kinds_and_classes():
             for x in mv:
                 loc = M.parse_loc(m, x)
                 assert (M.kind(m, loc), M.class_of(m, loc)) in kinds
+
+
+# ---------------------------------------------------------------------------
+# A client that passes: V8's x64 lowering (push/pop slot to slot, r10, xmm15)
+# ---------------------------------------------------------------------------
+
+V8_TEMPS = ("--temps", "r10", "xmm15")
+
+
+@pytest.mark.parametrize("how", [("--max-moves", "2"), ("--random", "100", "--seed", "3")],
+                         ids=["exhaustive", "random"])
+def test_the_v8_x64_client_passes_with_no_refusals_allowed(how):
+    code, r, _ = conform_json("--cmd", mutant_cmd("v8_x64"), "--machine", "x86-64",
+                              *V8_TEMPS, *how)
+    assert code == 0, r.get("smallest_failure") or r.get("refusal_report")
+    assert r["failures"] == r["refusals"] == 0 and r["run"] == r["planned"] > 0
+
+
+def test_the_v8_x64_client_copies_slots_through_the_stack():
+    """V8's slot swap: the destination saved in r10, the source pushed and
+    popped into it, r10 stored back (code-generator-x64.cc, AssembleSwap)."""
+    req = {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"], ["m2", "m3"]],
+           "temps": ["r10", "xmm15"]}
+    out = subprocess.run(shlex.split(mutant_cmd("v8_x64")), input=json.dumps(req) + "\n",
+                         capture_output=True, text=True, cwd=ROOT)
+    seq = json.loads(out.stdout)["sequence"]
+    assert seq == [["push", "m3"], ["pop", "m2"], ["mov", "r10", "m0"], ["push", "m1"],
+                   ["pop", "m0"], ["mov", "m1", "r10"]]
+    proc = verified("check", input=(json.dumps(dict(req, sequence=seq)) + "\n").encode())
+    assert proc.returncode == 0
+
+
+def test_the_planted_unbalanced_push_is_its_own_class():
+    code, r, _ = conform_json("--cmd", mutant_cmd("v8_x64+push_twice"), "--machine",
+                              "x86-64", *V8_TEMPS, "--max-moves", "2")
+    assert code == 1 and r["classes"] == 1
+    c = r["failure_classes"][0]
+    assert c["class"] == "unbalanced stack: words left pushed at the end"
+    assert c["smallest"]["verdict"]["reason"] == (
+        "the stack is left with 1 word pushed; a sequence must pop every word it pushes")

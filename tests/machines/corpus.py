@@ -116,6 +116,25 @@ BUG_CLASSES += [
      [["mov", "d0", ["r0", "r1"], "f64"]], True),
 ]
 
+# stack operations (round 3)
+BUG_CLASSES += [
+    # stack operations (round 3): slot to slot through the stack, LIFO order
+    ("stack_slot_swap", {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]]},
+     [["push", "m0"], ["push", "m1"], ["pop", "m1"], ["pop", "m0"]], False),
+    ("stack_slot_swap", {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]]},
+     [["push", "m0"], ["push", "m1"], ["pop", "m0"], ["pop", "m1"]], True),
+    # a push never popped: the caller's stack pointer is off by a word
+    ("stack_unbalanced", {"machine": "x86-64", "moves": [["m0", "m1"]]},
+     [["push", "m1"], ["push", "m1"], ["pop", "m0"]], False),
+    ("stack_unbalanced", {"machine": "x86-64", "moves": [["m0", "m1"]]},
+     [["push", "m1"], ["pop", "m0"]], True),
+    # a pop before its push: it takes a word of the caller's frame
+    ("stack_pop_empty", {"machine": "x86-64", "moves": [["m0", "m1"]], "temps": ["r10"]},
+     [["pop", "r10"], ["push", "m1"], ["pop", "m0"], ["push", "r10"]], False),
+    ("stack_pop_empty", {"machine": "x86-64", "moves": [["m0", "m1"]], "temps": ["r10"]},
+     [["push", "m1"], ["pop", "m0"]], True),
+]
+
 # (name, request with "sequence"): every operation class a machine can lack
 ILLEGAL = [
     ("mov_mem_mem", {"machine": "x86-64", "moves": [["m0", "m1"]],
@@ -183,6 +202,15 @@ ILLEGAL = [
     ("writes_reserved", {"machine": "x86-64", "moves": [["rax", "rbx"], ["rbx", "rax"]],
                          "sequence": [["swap", "rax", "rbp"], ["swap", "rbp", "rbx"],
                                       ["swap", "rax", "rbp"]]}),
+    # stack operations (round 3)
+    ("push_none_on_aarch64", {"machine": "aarch64", "moves": [["x0", "x1"]],
+                              "sequence": [["push", "x1"], ["pop", "x0"]]}),
+    ("push_xmm", {"machine": "x86-64", "moves": [["xmm0", "xmm1"]],
+                  "sequence": [["push", "xmm1"], ["pop", "xmm0"]]}),
+    ("push_imm_too_wide", {"machine": "x86-64", "moves": [["m0", {"imm": 1 << 40}]],
+                           "sequence": [["push", {"imm": 1 << 40}], ["pop", "m0"]]}),
+    ("pop_into_slot_on_arm", {"machine": "armv7-vfp", "moves": [["m0", "r0"]],
+                              "sequence": [["push", "r0"], ["pop", "m0"]]}),
 ]
 
 # (name, request): bad input

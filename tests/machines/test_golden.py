@@ -50,6 +50,13 @@ GOLDEN_BUGS = [
     (0, '{"ok": true, "length": 4, "cost": 4}'),
     (1, '{"ok": false, "length": 2, "cost": 2, "reason": "destination d0 (unit s1) must hold the original value of r1 but holds that of r0", "counterexample": {"location": "d0", "unit": "s1", "expected": "r1", "got": "r0"}}'),
     (0, '{"ok": true, "length": 1, "cost": 1}'),
+    # stack operations (round 3)
+    (1, '{"ok": false, "length": 4, "cost": 4, "reason": "destination m0 (unit m0) must hold the original value of m1 but holds that of m0", "counterexample": {"location": "m0", "unit": "m0", "expected": "m1", "got": "m0"}}'),
+    (0, '{"ok": true, "length": 4, "cost": 4}'),
+    (1, '{"ok": false, "length": 3, "cost": 3, "reason": "the stack is left with 1 word pushed; a sequence must pop every word it pushes"}'),
+    (0, '{"ok": true, "length": 2, "cost": 2}'),
+    (1, '{"ok": false, "length": 4, "cost": 4, "reason": "operation #0 pops 1 word(s) from a stack that holds 0: a pop from an empty stack takes a value that was never pushed", "operation": 0}'),
+    (0, '{"ok": true, "length": 2, "cost": 2}'),
 ]
 
 GOLDEN_ILLEGAL = {
@@ -69,7 +76,7 @@ GOLDEN_ILLEGAL = {
     'list_vs_single': '{"ok": false, "length": 1, "reason": "operation #0: mov [s0, s1], d1 pairs a list of 2 part(s) with a single location; a list operand is moved part by part, so the other side must be a list of as many parts", "operation": 0}',
     'list_part_illegal': '{"ok": false, "length": 1, "reason": "operation #0: mov [m0, m1], [m2, m3]: part mov m0, m2 is a memory-to-memory move, which riscv64 lacks (mem_to_mem is false)", "operation": 0}',
     'unknown_name': '{"ok": false, "length": 1, "reason": "operation #0: \'eax\' is not a register or slot of x86-64", "operation": 0}',
-    'unknown_op': '{"ok": false, "length": 1, "reason": "operation #0: unknown operation \'perm\' on a machine; known: mov, swap", "operation": 0}',
+    'unknown_op': '{"ok": false, "length": 1, "reason": "operation #0: unknown operation \'perm\' on a machine; known: mov, swap, push, pop", "operation": 0}',
     'malformed_op': '{"ok": false, "length": 1, "reason": "operation #0: mov takes 2 operands, got 1 in [\\"mov\\", \\"rax\\"]", "operation": 0}',
     'imm_destination': '{"ok": false, "length": 1, "reason": "operation #0: {\\"imm\\": 1} is an immediate, which cannot be written to", "operation": 0}',
     'swap_imm': '{"ok": false, "length": 1, "reason": "operation #0: {\\"imm\\": 1} is an immediate, which cannot be written to", "operation": 0}',
@@ -83,6 +90,11 @@ GOLDEN_ILLEGAL = {
     'typed_list_too_wide': '{"ok": false, "length": 1, "reason": "operation #0: mov.i64 [r0, r1, r4], [r2, r3, r5]: the list [r0, r1, r4] has width 3, but a typed operation on a list moves it part by part, so the list must be exactly as wide as i64 (2)", "operation": 0}',
     'pair_move_lacking': '{"ok": false, "length": 1, "reason": "operation #0: mov [a0, a1], fa0 pairs a list of 2 part(s) with a single location; a list operand is moved part by part, so the other side must be a list of as many parts", "operation": 0}',
     'writes_reserved': '{"ok": false, "length": 3, "reason": "operation #0: swap rax, rbp writes rbp, which x86-64 reserves (reserved: rsp, rbp); a sequence never writes a reserved register", "operation": 0}',
+    # stack operations (round 3)
+    'push_none_on_aarch64': '{"ok": false, "length": 2, "reason": "operation #0: push x1 pushes a register, which aarch64 lacks (push is [])", "operation": 0}',
+    'push_xmm': '{"ok": false, "length": 2, "reason": "operation #0: push xmm1 names xmm1 of class xmm, which push and pop do not take on x86-64", "operation": 0}',
+    'push_imm_too_wide': '{"ok": false, "length": 2, "reason": "operation #0: push #1099511627776 pushes the constant 1099511627776, but a push of x86-64 takes at most a 32-bit immediate, sign-extended (immediate_bits \\"mem\\"); build it in a register first", "operation": 0}',
+    'pop_into_slot_on_arm': '{"ok": false, "length": 2, "reason": "operation #1: pop m0 pops into a stack slot, which armv7-vfp lacks (pop is [\\"reg\\"])", "operation": 1}',
 }
 
 GOLDEN_BAD = {
@@ -105,7 +117,7 @@ GOLDEN_BAD = {
     'unknown_field': '{"error": "line 1: unknown field(s) \'cost\'; a machine request has id, machine, moves, temps, preserve, sequence"}',
     'unknown_preset': '{"error": "line 1: unknown machine \'z80\'; the presets are x86-64, aarch64, riscv64, armv7-vfp (or give a machine object, docs/machines.md)"}',
     'machine_not_object': '{"error": "line 1: \\"machine\\": must be a preset name (x86-64, aarch64, riscv64, armv7-vfp) or a machine object, not 5"}',
-    'machine_unknown_field': '{"error": "line 1: \\"machine\\": a machine object has unknown field(s) \'regs\'; it has name, source, classes, aliases, stack, swap, mem_to_mem, immediate_to, cross_class, cost, unit_bits, types, immediate_bits, pair_moves, reserved, scratch"}',
+    'machine_unknown_field': '{"error": "line 1: \\"machine\\": a machine object has unknown field(s) \'regs\'; it has name, source, classes, aliases, stack, swap, mem_to_mem, immediate_to, cross_class, cost, unit_bits, types, immediate_bits, pair_moves, reserved, scratch, push, pop"}',
     'machine_no_classes': '{"error": "line 1: \\"machine\\": missing \\"classes\\": {\\"NAME\\": {\\"registers\\": [...], \\"width\\": W}, ...}"}',
     'machine_duplicate_name': '{"error": "line 1: \\"machine\\": \'a\' is declared twice (class \'g\' and class \'h\')"}',
     'machine_slot_clash': '{"error": "line 1: \\"machine\\": slot \'s0\' is declared twice (class \'s\' and the stack) (a machine whose registers use s-names names its slots otherwise: \\"names\\": [\\"m0\\", \\"m1\\", ...])"}',

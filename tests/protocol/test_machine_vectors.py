@@ -26,7 +26,7 @@ def write(tmp_path, *args: str):
 
 
 @pytest.mark.parametrize("name, small", [("x86-64", 57), ("aarch64", 57), ("riscv64", 63),
-                                         ("armv7-vfp", 89)])
+                                         ("armv7-vfp", 159)])
 def test_every_machine_vector_is_right(tmp_path, name, small):
     out, said = write(tmp_path, "--machine", name, "--max-moves", "1", "--random", "15")
     assert said.startswith(f"wrote {small + 15:,} vectors in 2 files")

@@ -150,6 +150,12 @@ def operations(mm: M.MachineMove) -> list:
     return [op for op in ops if M.reserved_write(m, op) is None]
 
 
+#: why the optimum is not computed on a machine with push or pop (a pushed
+#: word is storage the search does not model: it could only under-report)
+STACK_OPS_NOTE = ("not computed: {name} has push/pop, which the search does not "
+                  "enumerate (docs/machines.md, Stack operations)")
+
+
 def search(mm: M.MachineMove, preserve: str = "all",
            max_states: int = SEARCH_STATES) -> tuple[int | None, str | None]:
     """(minimum cost, None), or (None, why): no sequence exists (the search
@@ -162,6 +168,8 @@ def search_sequence(mm: M.MachineMove, preserve: str = "all",
                     max_states: int = SEARCH_STATES) -> tuple[int | None, str | None, list]:
     """``search`` with one optimal sequence (empty when there is none)."""
     m = mm.machine
+    if m.push or m.pop:  # the search enumerates mov and swap only: it proves nothing here
+        return None, STACK_OPS_NOTE.format(name=m.name), []
     units = list(m.units())
     index = {u: i for i, u in enumerate(units)}
     goal = goals(mm, preserve)
@@ -255,6 +263,8 @@ def closed_form(mm: M.MachineMove) -> int | None:
     c = _uniform_cost(m)
     if c is None or _has_swap(m) or mm.types:
         return None  # typed moves: the search decides
+    if m.push or m.pop:
+        return None  # its proof counts mov and swap only
     if any(m.lookup(n).width != 1 for n in m.names()):
         return None
     # unit moves: dst unit -> (source unit or None for a constant, the op)

@@ -113,16 +113,39 @@ def scratch_registers(m: Machine, avoid: frozenset = frozenset()) -> tuple[str, 
     return tuple(out)
 
 
+def alias_shape(m: Machine, name: str) -> tuple:
+    """A register's alias shape: its width and its parts' shapes (armv7-vfp:
+    ``d0`` is (2, ((1, ()), (1, ()))), ``d16`` is (2, ()), ``q8`` is
+    (4, ((2, ()), (2, ())))): the relation of a register to what it
+    overlaps, whatever its name."""
+    return (m.lookup(name).width,
+            tuple(alias_shape(m, p) for p in dict(m.aliases).get(name, ())))
+
+
+def _shape_representatives(m: Machine, registers: Sequence[str], want: int) -> list[str]:
+    """The first register of each alias shape, at most ``want`` (none for a
+    class without aliased registers: its first registers are taken)."""
+    aliased = dict(m.aliases)
+    if not any(r in aliased for r in registers):
+        return []
+    out: dict = {}
+    for r in registers:
+        out.setdefault(alias_shape(m, r), r)
+    return list(out.values())[:want]
+
+
 def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIRST_CLASS,
                   slots: int = SLOTS_PER_WIDTH, temps: Sequence[str] | None = None
                   ) -> tuple[Machine, tuple[str, ...]]:
     """The small machine derived from ``m`` and its scratch registers.
 
     Registers: the first ``first_class`` of ``m``'s first class and the first
-    ``per_class`` of every other class, taking an aliased register only if
-    its parts are taken (classes narrowest first: ``d0 = s0:s1`` comes with
-    ``s0, s1``; ``d16`` has no ``s`` halves; a class none of whose first
-    registers qualifies, like ``armv7-vfp``'s ``q``, is left out); plus the
+    ``per_class`` of every other class; in a class of aliased registers the
+    first register of each alias shape (``alias_shape``) comes first and
+    brings its parts (``armv7-vfp``: ``d0`` over ``s0:s1`` and ``d16``
+    without ``s`` halves; ``q0`` over ``d0:d1``, which brings ``d1``, ``s2``,
+    ``s3``, and ``q8`` over ``d16:d17``), so every alias relation of ``m``
+    has a representative; plus the
     temporaries: ``temps`` (names of ``m``; they stay on the small machine),
     or by default one scratch register per remaining class, its last one
     not aliased to a missing part.  Slots: the first ``slots`` of every
@@ -134,14 +157,23 @@ def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIR
     regs: dict[str, list[str]] = {}
     for c in sorted(m.classes, key=lambda c: c.width):
         want = first_class if c.name == first else per_class
-        got: list[str] = []
+        # a class of aliased registers: the first register of each alias
+        # shape first (armv7-vfp: d0 over s halves and d16 without; q0 over
+        # d0:d1 and q8 over d16:d17), then the first alias-closed ones
+        got: list[str] = list(_shape_representatives(m, c.registers, want))
         for r in c.registers:
-            if len(got) == want:
+            if len(got) >= want:
                 break
-            if _alias_closed(m, r, chosen):
+            if r not in got and _alias_closed(m, r, chosen | set(got)):
                 got.append(r)
-                chosen.add(r)
+        chosen |= set(got)
         regs[c.name] = got
+    todo = list(chosen)  # a representative pulls in its parts (q0: d1, then s2, s3)
+    while todo:
+        for p in dict(m.aliases).get(todo.pop(), ()):
+            if p not in chosen:
+                chosen.add(p)
+                todo.append(p)
     full = m.to_json()
     # the scratch: the last register of the class not aliased to a missing part
     scratch: list[str] = []

@@ -275,8 +275,20 @@ def unit_needed_by(mm: M.MachineMove, preserve: str, value: str) -> str | None:
     return None
 
 
+def _operands(op) -> list:
+    """The locations an operation names (a push's source, a pop's
+    destination: the stack itself is shown in its own column)."""
+    if isinstance(op, M.MPush):
+        return [op.src]
+    if isinstance(op, M.MPop):
+        return [op.dst]
+    return [op.dst, op.src] if isinstance(op, M.MMov) else [op.a, op.b]
+
+
 def _written_units(m: M.Machine, op) -> list[str]:
-    places = [op.dst] if isinstance(op, M.MMov) else [op.a, op.b]
+    if isinstance(op, M.MPush):
+        return []
+    places = [op.dst] if isinstance(op, (M.MMov, M.MPop)) else [op.a, op.b]
     return list(dict.fromkeys(u for p in places for u in M.units(m, p)))
 
 
@@ -303,6 +315,8 @@ def machine_first_loss(mm: M.MachineMove, ops: list, preserve: str) -> UnitLoss 
             copies(state.get(u, u)).add(u)
         for u in written:
             value = before[u]
+            if value in state.get(M.STACK, ()):
+                continue  # pushed: the stack keeps a copy
             if not copies(value):
                 needer = unit_needed_by(mm, preserve, value)
                 if needer is not None:
@@ -340,7 +354,7 @@ def _machine_columns(mm: M.MachineMove, ops: list) -> tuple[list[str], list]:
     for d, s in mm.moves:
         places += [d] + ([s] if isinstance(s, M.Place) else [])
     for op in ops:
-        for p in ((op.dst, op.src) if isinstance(op, M.MMov) else (op.a, op.b)):
+        for p in _operands(op):
             if isinstance(p, M.Place):
                 places.append(p)
     temps = list(mm.temps)
@@ -362,15 +376,20 @@ def _unit_must_hold(mm: M.MachineMove, preserve: str, unit: str) -> str:
 
 def _machine_table(mm: M.MachineMove, preserve: str, ops: list, cols: list[str]) -> list[str]:
     m = mm.machine
-    rows: list[list[str]] = [["#", "operation", *cols], ["-", "start", *cols]]
+    stack = any(isinstance(op, (M.MPush, M.MPop)) for op in ops)
+    extra = ["stack (top last)"] if stack else []
+    rows: list[list[str]] = [["#", "operation", *cols, *extra],
+                             ["-", "start", *cols, *(["-"] if stack else [])]]
     state: dict = {}
     for i, op in enumerate(ops):
         M.step(m, state, op)
         written = set(_written_units(m, op))
         mark = "" if M.illegal(m, op) is None else " (!)"
+        words = [" ".join(state.get(M.STACK, ())) or "-"] if stack else []
         rows.append([str(i), M.format_mop(op) + mark, *(
-            state.get(u, u) + ("*" if u in written else "") for u in cols)])
-    rows.append(["", "must hold", *(_unit_must_hold(mm, preserve, u) for u in cols)])
+            state.get(u, u) + ("*" if u in written else "") for u in cols), *words])
+    rows.append(["", "must hold", *(_unit_must_hold(mm, preserve, u) for u in cols),
+                 *(["-"] if stack else [])])
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip()
             for r in rows]

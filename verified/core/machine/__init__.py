@@ -13,7 +13,8 @@ math:
 2. ``locations``: locations on a machine (``Place``: a register, a slot or
    a list of them; ``Imm``: an immediate source) and their **units**: every
    register and slot is one or more units, an alias is its parts' units;
-3. ``operations``: operations (``MMov``, ``MSwap``), their classification
+3. ``operations``: operations (``MMov``, ``MSwap``, and the stack
+   operations ``MPush``, ``MPop``), their classification
    (reg<-reg, load, store, mem<-mem, reg<-imm, mem<-imm, swap reg-reg /
    reg-mem / mem-mem), ``illegal`` (what the machine lacks) and their
    ``cost``;
@@ -30,30 +31,34 @@ from __future__ import annotations
 
 from .description import (
     CLASS_KEYS, COST_KEYS, IMMEDIATE_KINDS, MACHINE_KEYS, MAX_UNITS, PAIR_KEYS, PRESETS,
-    STACK_KEYS, SWAP_KINDS, TYPE_KEYS, UNDEFINED, Cost, Machine, PairMove, Reg, RegClass,
+    POP_KINDS, PUSH_KINDS, STACK_COST_KEYS, STACK_KEYS, SWAP_KINDS, TYPE_KEYS, UNDEFINED,
+    Cost, Machine, PairMove, Reg, RegClass,
     StackGroup, Unit, Value, ValueType, machine, machine_from_json, preset, preset_json)
 from .locations import (
     KINDS, Imm, MLoc, Place, class_of, classes_of, holds, imm_fits, kind, parse_loc, units,
     value_type, values, width)
 from .operations import (
-    OP_CLASSES, MMov, MOperation, MSwap, classify, cost, format_mop, illegal, op_cost,
-    pair_move, parse_op, parts, reserved_write, written_units)
+    OP_CLASSES, STACK_OP_CLASSES, MMov, MOperation, MPop, MPush, MSwap, classify, cost,
+    format_mop, illegal, op_cost, pair_move, parse_op, parts, reserved_write, words,
+    written_units)
 from .oracle import (
     MACHINE_REQUEST_KEYS, MachineMove, MachineOptimum, MachineRequest, MachineVerdict,
     check_machine_request, format_move, implements, judge, parse_machine_request,
     read_machine_sequence)
-from .semantics import Effect, MState, effects, execute, step
+from .semantics import STACK, UNDERFLOW, Effect, MState, effects, execute, step
 
 __all__ = [
     "CLASS_KEYS", "COST_KEYS", "IMMEDIATE_KINDS", "MACHINE_KEYS", "MAX_UNITS", "PRESETS",
-    "STACK_KEYS", "SWAP_KINDS", "TYPE_KEYS", "PAIR_KEYS", "UNDEFINED", "Cost", "Machine",
+    "POP_KINDS", "PUSH_KINDS", "STACK_COST_KEYS", "STACK_KEYS", "SWAP_KINDS", "TYPE_KEYS",
+    "PAIR_KEYS", "UNDEFINED", "Cost", "Machine",
     "PairMove", "Reg", "RegClass", "StackGroup", "Unit", "Value", "ValueType", "machine",
     "machine_from_json", "preset", "preset_json",
     "KINDS", "Imm", "MLoc", "Place", "class_of", "classes_of", "holds", "imm_fits", "kind",
     "parse_loc", "units", "value_type", "values", "width",
-    "OP_CLASSES", "MMov", "MOperation", "MSwap", "classify", "cost", "format_mop", "illegal",
-    "op_cost", "pair_move", "parse_op", "parts", "reserved_write", "written_units",
-    "Effect", "MState", "effects", "execute", "step",
+    "OP_CLASSES", "STACK_OP_CLASSES", "MMov", "MOperation", "MPop", "MPush", "MSwap",
+    "classify", "cost", "format_mop", "illegal",
+    "op_cost", "pair_move", "parse_op", "parts", "reserved_write", "words", "written_units",
+    "STACK", "UNDERFLOW", "Effect", "MState", "effects", "execute", "step",
     "MACHINE_REQUEST_KEYS", "MachineMove", "MachineOptimum", "MachineRequest",
     "MachineVerdict", "check_machine_request", "format_move", "implements", "judge",
     "parse_machine_request", "read_machine_sequence",

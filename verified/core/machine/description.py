@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Mapping
 
@@ -27,11 +27,16 @@ IMMEDIATE_KINDS = ("reg", "mem")
 COST_KEYS = ("mov", "load", "store", "swap", "imm")
 MACHINE_KEYS = ("name", "source", "classes", "aliases", "stack", "swap", "mem_to_mem",
                 "immediate_to", "cross_class", "cost", "unit_bits", "types",
-                "immediate_bits", "pair_moves", "reserved", "scratch")
+                "immediate_bits", "pair_moves", "reserved", "scratch", "push", "pop")
+#: round 3, stack operations: what ``["push", src]`` may read and ``["pop",
+#: dst]`` may write (``"push"``, ``"pop"``), and their costs
+PUSH_KINDS = ("reg", "mem", "imm")
+POP_KINDS = ("reg", "mem")
+STACK_COST_KEYS = ("push", "pop")
 TYPE_KEYS = ("width", "classes", "stack")
 PAIR_KEYS = ("pair", "with")
-CLASS_KEYS = ("registers", "width", "swap", "immediate")
-STACK_KEYS = ("slots", "names", "width", "immediate")
+CLASS_KEYS = ("registers", "width", "swap", "immediate", "stack_ops")
+STACK_KEYS = ("slots", "names", "width", "immediate", "stack_ops")
 
 #: A register or slot name: a letter or ``_``, then letters, digits, ``_``.
 #: (No ``.``: unit names of wide registers are ``xmm0.0``, ``xmm0.1``.)
@@ -65,6 +70,9 @@ class RegClass:
     width: int
     swap: tuple[str, ...] | None = None
     immediate: bool = True
+    #: may push and pop take this class's registers (the machine's "push" and
+    #: "pop" say whether they take registers at all): x86's PUSH r64, not XMM
+    stack_ops: bool = True
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,8 @@ class StackGroup:
     names: tuple[str, ...]
     width: int
     immediate: bool = True
+    #: may push and pop take these slots (x86's PUSH m64: 8-byte slots only)
+    stack_ops: bool = True
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,8 @@ class Cost:
     store: int = 1
     swap: int = 1
     imm: int = 1
+    push: int = 1
+    pop: int = 1
 
 
 @dataclass(frozen=True)
@@ -154,6 +166,9 @@ class Machine:
     reserved: tuple[str, ...] = ()
     #: a profile: the registers (and slots) a compiler keeps free for shuffling
     scratch: tuple[str, ...] = ()
+    #: the operand kinds ["push", src] may read and ["pop", dst] may write
+    push: tuple[str, ...] = ()
+    pop: tuple[str, ...] = ()
     _names: Mapping[str, Reg] = field(default_factory=dict, compare=False, repr=False)
     #: unit -> the first name whose only unit it is (how a unit is reported)
     _owner_of: Mapping[Unit, str] = field(default_factory=dict, compare=False, repr=False)
@@ -216,6 +231,8 @@ class Machine:
                 entry["swap"] = list(c.swap)
             if not c.immediate:
                 entry["immediate"] = False
+            if not c.stack_ops:
+                entry["stack_ops"] = False
             classes[c.name] = entry
         out["classes"] = classes
         out["aliases"] = {a: list(parts) for a, parts in self.aliases}
@@ -224,6 +241,8 @@ class Machine:
             entry = {"names": list(g.names), "width": g.width}
             if not g.immediate:
                 entry["immediate"] = False
+            if not g.stack_ops:
+                entry["stack_ops"] = False
             stack.append(entry)
         out["stack"] = stack
         out["swap"] = list(self.swap)
@@ -245,6 +264,9 @@ class Machine:
             out["reserved"] = list(self.reserved)
         if self.scratch:
             out["scratch"] = list(self.scratch)
+        if self.push or self.pop:  # stack operations (round 3) only when the machine has them
+            out["push"], out["pop"] = list(self.push), list(self.pop)
+            out["cost"].update({k: getattr(self.cost, k) for k in STACK_COST_KEYS})
         return out
 
 
@@ -308,7 +330,8 @@ def _parse_class(name: str, obj: object) -> RegClass:
     swap = None if swap is None else _kinds(swap, SWAP_KINDS, f'class {name!r}: "swap"')
     immediate = _flag(obj.get("immediate", True), f'class {name!r}: "immediate"')
     return RegClass(name, tuple(_name(r, f"a register of class {name!r}") for r in regs),
-                    width, swap, immediate)
+                    width, swap, immediate,
+                    _flag(obj.get("stack_ops", True), f'class {name!r}: "stack_ops"'))
 
 
 def _parse_stack(obj: object) -> tuple[StackGroup, ...]:
@@ -329,7 +352,8 @@ def _parse_stack(obj: object) -> tuple[StackGroup, ...]:
                 raise _bad(f'{what}: "names" must be a list of names, not {raw!r}')
             names = tuple(_name(n, f"a slot of {what}") for n in raw)
         out.append(StackGroup(names, width, _flag(g.get("immediate", True),
-                                                  f'{what}: "immediate"')))
+                                                  f'{what}: "immediate"'),
+                              _flag(g.get("stack_ops", True), f'{what}: "stack_ops"')))
     return tuple(out)
 
 
@@ -404,7 +428,7 @@ def machine_from_json(obj: object) -> Machine:
     stack = _parse_stack(obj["stack"]) if "stack" in obj else ()
     swap = _kinds(obj.get("swap", []), SWAP_KINDS, '"swap"')
     imm = _kinds(obj.get("immediate_to", ["reg"]), IMMEDIATE_KINDS, '"immediate_to"')
-    cost_obj = _keys(obj.get("cost", {}), COST_KEYS, '"cost"')
+    cost_obj = _keys(obj.get("cost", {}), COST_KEYS + STACK_COST_KEYS, '"cost"')
     cost = Cost(**{k: _whole(v, 0, f'"cost": {k!r}') for k, v in cost_obj.items()})
     raw_aliases = obj.get("aliases", {})
     if not isinstance(raw_aliases, dict):
@@ -428,6 +452,8 @@ def machine_from_json(obj: object) -> Machine:
                 _parse_pairs(obj.get("pair_moves", []), class_names),
                 _name_list(obj.get("reserved", []), '"reserved"'),
                 _name_list(obj.get("scratch", []), '"scratch"'))
+    m = replace(m, push=_kinds(obj.get("push", []), PUSH_KINDS, '"push"'),
+                pop=_kinds(obj.get("pop", []), POP_KINDS, '"pop"'))
     names = _resolve_names(m)
     owner_of: dict[Unit, str] = {}
     for reg in names.values():

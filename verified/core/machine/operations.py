@@ -51,11 +51,42 @@ class MSwap:
         return out + [self.type] if self.type else out
 
 
-MOperation = Union[MMov, MSwap]
+@dataclass(frozen=True)
+class MPush:
+    """``push src`` (round 3, stack operations): copies ``src``'s units
+    (a typed push: the type's low units) onto the machine's LIFO of hidden
+    words, one word a unit; the low unit ends on top, as a value pushed on a
+    stack that grows down sits low part first in memory."""
+
+    src: MLoc
+    type: str | None = None
+
+    def to_json(self) -> list:
+        out = ["push", self.src.to_json()]
+        return out + [self.type] if self.type else out
+
+
+@dataclass(frozen=True)
+class MPop:
+    """``pop dst``: moves the top words of the LIFO into ``dst``'s units
+    (the top into its low unit); a typed pop writes the type's low units and
+    leaves the rest of ``dst`` undefined."""
+
+    dst: Place
+    type: str | None = None
+
+    def to_json(self) -> list:
+        out = ["pop", self.dst.to_json()]
+        return out + [self.type] if self.type else out
+
+
+MOperation = Union[MMov, MSwap, MPush, MPop]
 
 #: The classification of an operation by its operands' kinds.
 OP_CLASSES = ("reg<-reg", "load", "store", "mem<-mem", "reg<-imm", "mem<-imm",
               "swap reg-reg", "swap reg-mem", "swap mem-mem")
+#: The classes of the stack operations (round 3), by their operand's kind.
+STACK_OP_CLASSES = ("push reg", "push mem", "push imm", "pop reg", "pop mem")
 
 
 def format_mop(op: MOperation) -> str:
@@ -64,6 +95,10 @@ def format_mop(op: MOperation) -> str:
     suffix = f".{op.type}" if op.type else ""
     if isinstance(op, MMov):
         return f"mov{suffix} {op.dst}, {op.src}"
+    if isinstance(op, MPush):
+        return f"push{suffix} {op.src}"
+    if isinstance(op, MPop):
+        return f"pop{suffix} {op.dst}"
     return f"swap{suffix} {op.a}, {op.b}"
 
 
@@ -76,8 +111,11 @@ def parse_op(m: Machine, value: object) -> MOperation:
         raise PreconditionError(f'an operation on a machine is ["mov", dst, src] or '
                                 f'["swap", a, b]; got {_short(value)}')
     op, args = value[0], value[1:]
+    if op in ("push", "pop"):
+        return _parse_stack_op(m, value)
     if op not in ("mov", "swap"):
-        raise PreconditionError(f"unknown operation {op!r} on a machine; known: mov, swap")
+        raise PreconditionError(f"unknown operation {op!r} on a machine; known: mov, swap, "
+                                f"push, pop")
     if len(args) not in (2, 3):
         raise PreconditionError(f"{op} takes 2 operands, got {len(args)} in {_short(value)}"
                                 + ("; a third element may only name the value's type"
@@ -88,6 +126,19 @@ def parse_op(m: Machine, value: object) -> MOperation:
         return MMov(dst, parse_loc(m, args[1]), typ)
     a, b = (parse_loc(m, x, allow_imm=False) for x in args[:2])
     return MSwap(a, b, typ)
+
+
+def _parse_stack_op(m: Machine, value: list) -> MOperation:
+    """``["push", src]`` / ``["pop", dst]``, a type as a third element."""
+    op, args = value[0], value[1:]
+    if len(args) not in (1, 2):
+        raise PreconditionError(f"{op} takes 1 operand, got {len(args)} in {_short(value)}"
+                                + ("; a second element may only name the value's type"
+                                   if len(args) > 2 else ""))
+    typ = value_type(m, args[1]).name if len(args) == 2 else None
+    if op == "push":
+        return MPush(parse_loc(m, args[0]), typ)
+    return MPop(parse_loc(m, args[0], allow_imm=False), typ)
 
 
 def pair_move(m: Machine, op: MOperation) -> PairMove | None:
@@ -118,6 +169,8 @@ def parts(m: Machine, op: MOperation) -> list[MOperation] | str:
     itself when it has no list), or the reason it cannot be split: a list
     operand needs as many parts on the other side (a single name is one
     part), or an immediate source."""
+    if isinstance(op, (MPush, MPop)):
+        return [op]  # one operand; a list operand is illegal (``_stack_illegal``)
     if isinstance(op, MMov):
         x, y = op.dst, op.src
     else:
@@ -150,7 +203,12 @@ def parts(m: Machine, op: MOperation) -> list[MOperation] | str:
 
 def classify(m: Machine, op: MOperation) -> str:
     """The operation's class by its operands' kinds (``OP_CLASSES``); a
-    list operation by its first part."""
+    list operation by its first part; a stack operation by its operand's kind
+    (``STACK_OP_CLASSES``)."""
+    if isinstance(op, MPush):
+        return f"push {kind(m, op.src)}"
+    if isinstance(op, MPop):
+        return f"pop {kind(m, op.dst)}"
     if isinstance(op, MMov):
         d, s = kind(m, op.dst), kind(m, op.src)
         return {("reg", "reg"): "reg<-reg", ("reg", "mem"): "load",
@@ -192,8 +250,61 @@ def _immediate_illegal(m: Machine, op: MMov, w: int) -> str | None:
             f"build it in a register first")
 
 
+def words(m: Machine, op: MOperation) -> int:
+    """How many words a push or pop moves: its type's width, else its
+    operand's width (an immediate pushes one word)."""
+    if op.type is not None:
+        return m.type(op.type).width
+    loc = op.src if isinstance(op, MPush) else op.dst
+    return 1 if isinstance(loc, Imm) else width(m, loc)
+
+
+def _stack_illegal(m: Machine, op: MOperation) -> str | None:
+    """Why a push or pop is not an operation of ``m``: the operand kinds in
+    the machine's ``push`` / ``pop``, a class or slot group that takes them
+    (``stack_ops``), a single location, a constant within the push's
+    immediate field (``immediate_bits`` "mem": a pushed word is memory)."""
+    text = format_mop(op)
+    name, loc = ("push", op.src) if isinstance(op, MPush) else ("pop", op.dst)
+    have = m.push if name == "push" else m.pop
+    k = kind(m, loc)
+    what = {"reg": "a register", "mem": "a stack slot", "imm": "an immediate"}[k]
+    if k not in have:
+        return (f"{text} {'pushes' if name == 'push' else 'pops into'} {what}, which {m.name} "
+                f"lacks ({name} is {json.dumps(list(have))})")
+    if isinstance(loc, Place):
+        if loc.is_list and len(loc.parts) > 1:
+            return (f"{text} names a list; {name} takes one register or slot "
+                    f"({name} its parts one by one)")
+        r = m.lookup(loc.parts[0])
+        if r.kind == "reg" and not m.class_info(r.cls).stack_ops:
+            return (f"{text} names {r.name} of class {r.cls}, which push and pop do not "
+                    f"take on {m.name}")
+        if r.kind == "mem" and not m.group_of(r.name).stack_ops:
+            return (f"{text} names slot {r.name}, whose group push and pop do not take on "
+                    f"{m.name}")
+        if op.type is not None:
+            reason = holds(m, loc, m.type(op.type))
+            if reason is not None:
+                return f"{text}: {reason}"
+        return None
+    reason = imm_fits(m, loc, words(m, op))
+    if reason is not None:
+        return f"{text}: {reason}"
+    limit = m.immediate_limit("mem")
+    bits = None if m.unit_bits is None else words(m, op) * m.unit_bits
+    if limit is None or (bits is not None and limit >= bits) or \
+            -(1 << (limit - 1)) <= loc.value < (1 << (limit - 1)):
+        return None
+    return (f"{text} pushes the constant {loc.value}, but a push of {m.name} takes at most "
+            f"a {limit}-bit immediate, sign-extended (immediate_bits \"mem\"); build it in "
+            f"a register first")
+
+
 def _single_illegal(m: Machine, op: MOperation) -> str | None:
     """``illegal`` for an operation without list operands (or a pair move)."""
+    if isinstance(op, (MPush, MPop)):
+        return _stack_illegal(m, op)
     what = classify(m, op)
     text = format_mop(op)
     t = m.type(op.type) if op.type else None
@@ -251,7 +362,7 @@ def illegal(m: Machine, op: MOperation) -> str | None:
     split = parts(m, op)
     if isinstance(split, str):
         return split
-    if op.type is not None:
+    if op.type is not None and not isinstance(op, (MPush, MPop)):
         reason = _typed_illegal(m, op, m.type(op.type))
         if reason is not None:
             return reason
@@ -293,6 +404,8 @@ def op_cost(m: Machine, op: MOperation) -> int:
     if isinstance(split, str):
         raise PreconditionError(split)
     c = m.cost
+    if isinstance(op, (MPush, MPop)):
+        return c.push if isinstance(op, MPush) else c.pop  # one instruction, whatever its width
     price = {"reg<-reg": c.mov, "load": c.load, "store": c.store,
              "mem<-mem": c.load + c.store, "reg<-imm": c.imm, "mem<-imm": c.imm}
     return sum(c.swap if isinstance(p, MSwap) else price[classify(m, p)] for p in split)

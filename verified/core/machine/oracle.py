@@ -15,7 +15,7 @@ from ..semantics import PreconditionError
 from .description import UNDEFINED, Machine, Unit, Value, _short, machine
 from .locations import Imm, MLoc, Place, holds, imm_fits, parse_loc, units, value_type, values, width
 from .operations import MOperation, cost, illegal, parse_op, reserved_write
-from .semantics import MState, execute
+from .semantics import STACK, UNDERFLOW, MState, execute
 
 
 def format_move(dst: MLoc, src: MLoc, typ: str | None = None) -> str:
@@ -223,8 +223,22 @@ def implements(mm: MachineMove, ops: Sequence[MOperation], preserve: str = "all"
 
 def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0,
           total: int | None = None) -> MachineVerdict:
-    """Judge a final per-unit state against the contract."""
+    """Judge a final per-unit state against the contract: first the stack
+    (a pop from an empty stack, then words left pushed: a sequence must
+    leave the stack as it found it), then the units."""
     m = mm.machine
+    if UNDERFLOW in state:
+        at, need, had = state[UNDERFLOW]
+        return MachineVerdict(
+            False, length, op_index=at, cost=total,
+            reason=f"operation #{at} pops {need} word(s) from a stack that holds {had}: a pop "
+            f"from an empty stack takes a value that was never pushed")
+    left = len(state.get(STACK, ()))
+    if left:
+        return MachineVerdict(
+            False, length, cost=total,
+            reason=f"the stack is left with {left} word{'s' if left != 1 else ''} pushed; a "
+            f"sequence must pop every word it pushes")
     for i, (d, s) in enumerate(mm.moves):
         du = mm.value_units(i)
         for u, want in zip(du, values(m, s, len(du))):

@@ -1,6 +1,7 @@
 """Machines, part 4: the per-unit interpreter.
 
-The state maps each unit to the symbolic value it holds; ``step`` runs one
+The state maps each unit to the symbolic value it holds, and ``STACK`` to
+the LIFO of hidden words that push and pop use (round 3); ``step`` runs one
 operation (a list operation part by part), ``execute`` a sequence.
 """
 
@@ -11,12 +12,20 @@ from typing import Iterable
 from ..semantics import PreconditionError
 from .description import UNDEFINED, Machine
 from .locations import Place, units
-from .operations import MMov, MOperation, parts
+from .operations import MMov, MOperation, MPop, MPush, parts, words
 
 #: A machine state: unit -> the symbolic value it holds; a unit absent from
 #: the mapping holds its own original value (its own name).
 MState = dict
 
+
+#: The key of an ``MState`` that holds the LIFO of hidden words beside the
+#: units (a tuple, top last; absent: empty).  Not a unit name (names start
+#: with a letter or ``_``), so no unit ever reads it.
+STACK = "^stack"
+#: The key recording the first pop from an empty stack: (operation index,
+#: words it takes, words there were); ``execute`` fills in the index.
+UNDERFLOW = "^underflow"
 
 #: One effect of an operation on the units: ("copy", [(dst unit, src unit)]),
 #: ("set", [(unit, value)]) or ("swap", [(unit a, unit b)]); the pairs of one
@@ -34,6 +43,8 @@ def effects(m: Machine, op: MOperation) -> list[Effect]:
     if isinstance(split, str):
         raise PreconditionError(split)
     out: list[Effect] = []
+    if isinstance(op, (MPush, MPop)):
+        return _stack_effects(m, op)
     for p in split:
         w = m.type(p.type).width if p.type else None
         if isinstance(p, MMov):
@@ -55,6 +66,23 @@ def effects(m: Machine, op: MOperation) -> list[Effect]:
     return out
 
 
+def _stack_effects(m: Machine, op: MOperation) -> list[Effect]:
+    """("push", [(unit, None) or (None, constant piece)]): the words pushed,
+    low first (the low one ends on top); ("pop", [unit, ...]): the units
+    that take the top words, low first; then, typed, the rest of a popped
+    destination set to ``UNDEFINED``."""
+    n = words(m, op)
+    if isinstance(op, MPush):
+        if isinstance(op.src, Place):
+            return [("push", [(u, None) for u in units(m, op.src)[:n]])]
+        return [("push", [(None, op.src.piece(i, m.unit_bits)) for i in range(n)])]
+    du = units(m, op.dst)
+    out: list[Effect] = [("pop", list(du[:n]))]
+    if n < len(du):
+        out.append(("set", [(u, UNDEFINED) for u in du[n:]]))
+    return out
+
+
 def step(m: Machine, state: MState, op: MOperation) -> None:
     """Run one operation on ``state`` in place (its ``effects``, each
     reading all its units before writing any)."""
@@ -63,6 +91,17 @@ def step(m: Machine, state: MState, op: MOperation) -> None:
         if kind == "set":
             for u, v in pairs:
                 state[u] = v
+        elif kind == "push":
+            pushed = [get(u, u) if u is not None else v for u, v in pairs]
+            state[STACK] = get(STACK, ()) + tuple(reversed(pushed))
+        elif kind == "pop":
+            stack = get(STACK, ())
+            if len(stack) < len(pairs):  # a pop from an empty stack: recorded, judged
+                state.setdefault(UNDERFLOW, (None, len(pairs), len(stack)))
+                stack = (UNDEFINED,) * (len(pairs) - len(stack)) + stack
+            for i, u in enumerate(pairs):
+                state[u] = stack[-1 - i]
+            state[STACK] = stack[:len(stack) - len(pairs)]
         elif kind == "copy":
             vals = [get(s, s) for _, s in pairs]
             for (u, _), v in zip(pairs, vals):
@@ -78,6 +117,8 @@ def execute(m: Machine, ops: Iterable[MOperation], state: MState | None = None) 
     """The state after running ``ops`` from ``state`` (default: every unit
     holds its own name)."""
     state = {} if state is None else dict(state)
-    for op in ops:
+    for i, op in enumerate(ops):
         step(m, state, op)
+        if state.get(UNDERFLOW, (0,))[0] is None:
+            state[UNDERFLOW] = (i,) + state[UNDERFLOW][1:]
     return state

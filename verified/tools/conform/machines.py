@@ -256,6 +256,8 @@ def machine_failure_class(m: M.Machine, mm: M.MachineMove, answer: object,
     cx = verdict.get("counterexample")
     index = verdict.get("operation")
     if cx is None:
+        if str(verdict.get("reason", "")).startswith("the stack is left with"):
+            return "unbalanced stack: words left pushed at the end"
         if index is None or not isinstance(answer, list):
             return "malformed: the sequence is not a list of operations"
         try:
@@ -264,8 +266,15 @@ def machine_failure_class(m: M.Machine, mm: M.MachineMove, answer: object,
             raw = answer[index]
             name = raw[0] if isinstance(raw, list) and raw and isinstance(raw[0], str) else None
             return "malformed operation" + (f" ({json.dumps(name)})" if name else "")
-        x, y = (op.dst, op.src) if isinstance(op, M.MMov) else (op.a, op.b)
-        shape = f"{answer[index][0]} {location_label(m, x)}, {location_label(m, y)}"
+        if isinstance(op, (M.MPush, M.MPop)):
+            loc = op.src if isinstance(op, M.MPush) else op.dst
+            if "a pop from an empty stack" in str(verdict.get("reason", "")):
+                return f"pop from an empty stack: pop {location_label(m, loc)}"
+            x, y = loc, loc
+            shape = f"{answer[index][0]} {location_label(m, loc)}"
+        else:
+            x, y = (op.dst, op.src) if isinstance(op, M.MMov) else (op.a, op.b)
+            shape = f"{answer[index][0]} {location_label(m, x)}, {location_label(m, y)}"
         why = verdict.get("reason", "")
         why = re.sub(r"^operation #\d+: ", "", why)
         text = M.format_mop(op)
