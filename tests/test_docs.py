@@ -89,6 +89,8 @@ def test_readme_names_each_algorithms_file():
 NOT_IN_THE_REPOSITORY = {
     "MANIFEST.json": "written by `verified vectors` into --out",
     ".mutation/seed-SEED/": "written by `make mutation`",
+    ".fuzz/corpus/": "written by `make fuzz` (the corpus it grows; git-ignored)",
+    ".fuzz/crashes/": "written by `make fuzz` (a crash input; git-ignored)",
     ".mutation/*/report.md": "written by `make mutation`",
     "report.md": "written by `make mutation` into .mutation/seed-SEED/",
     "results.json": "written by `make mutation` into .mutation/seed-SEED/",

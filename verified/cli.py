@@ -30,6 +30,14 @@ SUBCOMMANDS = [
     ("ssra", "verified.ssra.cli", "solid-state register allocator: `alloc` a straight-line SSA tape, `check` anyone's allocation of it"),
 ]
 
+#: (command, verb, module): verbs of a command that have their own parser
+#: (conform's wants --cmd); each module provides ``build_parser()`` and
+#: ``main(argv) -> int``
+VERBS = [
+    ("conform", "merge", "verified.tools.conform.merge"),
+    ("conform", "cluster", "verified.tools.conform.cluster"),
+]
+
 EPILOG = """\
 exit status (every command, docs/exit-codes.md): 0 everything checked is
 right; 1 something checked is wrong (a sequence, an answer, an allocation);
@@ -76,10 +84,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:2] in (["conform", "merge"], ["conform", "cluster"]):
-        # verbs of conform, whose own parser wants --cmd
-        verb = importlib.import_module(f"verified.tools.conform.{argv[1]}")
-        return _guarded(f"verified conform {argv[1]}", lambda: verb.main(argv[2:]))
+    for command, name, module in VERBS:
+        if argv[:2] == [command, name]:
+            verb = importlib.import_module(module)
+            return _guarded(f"verified {command} {name}", lambda: verb.main(argv[2:]))
     chosen = next((a for a in argv if not a.startswith("-")), None)
     names = {name for name, _, _ in SUBCOMMANDS}
     parser = build_parser(chosen if chosen in names else None)

@@ -4,6 +4,10 @@ option is walked too), is given absurd values next to a few otherwise
 valid command lines; each run must end with status 0, 1 or 2, never an
 internal error, and a rejected value must be one line naming the command.
 
+The walk covers the verbs with parsers of their own too (``cli.VERBS``:
+``conform merge``, ``conform cluster``); no cluster is started, as every
+absurd value is refused before one would be.
+
 Runs in-process (``verified.cli.main``) to stay fast; conform's program is
 ``true``, which exits at once (a broken program, status 2) whenever a
 value is accepted."""
@@ -11,6 +15,7 @@ value is accepted."""
 from __future__ import annotations
 
 import argparse
+import importlib
 from pathlib import Path
 
 import pytest
@@ -54,6 +59,15 @@ BASES = {
                     "--sequence", '[["mov", 1, 0]]']],
     ("ssra", "alloc"): [[TAPE, "-n", "4"]],
     ("ssra", "check"): [[TAPE, "/dev/null", "-n", "4"]],
+    ("machines",): [["derive", "x86-64", "--reserve", "rsp", "--scratch", "r11",
+                     "--name", "p", "-o", "profile.json"],
+                    ["show", "x86-64"]],
+    ("conform", "cluster"): [
+        ["--local", "1", "--shards", "1", "--", "--cmd", "true", "--model", "swap",
+         "-n", "2", "--random", "1"],
+        ["--scheduler", "tcp://127.0.0.1:1", "--shards", "1", "--", "--cmd", "true",
+         "--model", "swap", "-n", "2", "--random", "1"],
+    ],
 }
 
 
@@ -72,6 +86,8 @@ def valued_options() -> list[tuple[tuple[str, ...], str, list[str]]]:
                 out.append((path, max(a.option_strings, key=len), values))
 
     walk(cli.build_parser(), ())
+    for command, verb, module in cli.VERBS:
+        walk(importlib.import_module(module).build_parser(), (command, verb))
     return out
 
 
@@ -81,6 +97,35 @@ OPTIONS = valued_options()
 def test_the_walk_covers_every_subcommand_with_options():
     assert {path for path, _, _ in OPTIONS} == set(BASES)
     assert len(OPTIONS) >= 25
+    walked = {(path, option) for path, option, _ in OPTIONS}
+    assert {(("conform",), "--shard"), (("conform",), "--max-classes"),
+            (("conform",), "--max-line-bytes"), (("machines",), "--reserve"),
+            (("conform", "cluster"), "--scheduler")} <= walked
+    # conform merge has no option with a value: its REPORTs are tried below
+    assert {(c, v) for c, v, _ in cli.VERBS} == {("conform", "merge"), ("conform", "cluster")}
+
+
+@pytest.mark.parametrize("argv", [["machines", "show"], ["conform", "merge"],
+                                  ["conform", "merge", "one.json"]])
+def test_absurd_files_are_validated_never_an_internal_error(argv, capsys, tmp_path,
+                                                            monkeypatch):
+    """The file arguments of `machines show FILE` and `conform merge REPORT...`."""
+    monkeypatch.chdir(tmp_path)
+    for name, text in MACHINE_FILES.items():
+        (tmp_path / name).write_text(text)
+    for value in TEXTS:
+        if value == "-":
+            continue  # stdin: a report read from it is tested in tests/conform
+        try:
+            status = cli.main(argv + [value])
+        except SystemExit as e:
+            status = e.code
+        out, err = capsys.readouterr()
+        assert "internal error" not in err + out, (argv, value, err)
+        assert "Traceback" not in err + out, (argv, value, err)
+        assert status in (0, 2), (argv, value, status, err)  # 0: a machine with no classes
+        if status == 2:
+            assert err.startswith("verified " + argv[0]), (argv, value, err)
 
 
 @pytest.mark.parametrize("path, option, values", OPTIONS,
@@ -111,6 +156,9 @@ def test_absurd_values_are_validated_never_an_internal_error(path, option, value
 
 def _with(base: list[str], option: str, value: str) -> list[str]:
     """``base`` with ``option`` set to ``value`` (replacing it if present)."""
+    # before a "--" (conform cluster's CONFORM-ARGS follow it)
+    cut = base.index("--") if "--" in base else len(base)
+    base, rest = base[:cut], base[cut:]
     out, skip = [], False
     for i, b in enumerate(base):
         if skip:
@@ -120,4 +168,4 @@ def _with(base: list[str], option: str, value: str) -> list[str]:
             skip = True
             continue
         out.append(b)
-    return out + [f"{option}={value}"]
+    return out + [f"{option}={value}"] + rest

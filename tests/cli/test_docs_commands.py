@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from verified.cli import SUBCOMMANDS
+import argparse
+import importlib
+
+from verified.cli import SUBCOMMANDS, VERBS, build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
@@ -30,3 +33,41 @@ def test_every_named_command_exists():
     unknown = {w: where for w, where in named.items() if w not in commands}
     assert unknown == {}
     assert {"check", "solve", "conform", "vectors", "explain"} <= set(named)
+
+
+#: "verified COMMAND WORD" (`verified machines derive`, `verified conform merge`)
+NAMED_VERB = re.compile(r"(?<![\w/.-])verified ([a-z][a-z-]+) ([a-z][a-z-]+)(?=[\s`])")
+
+
+def verbs() -> dict[str, set[str]]:
+    """The words that may follow each command that has verbs: its
+    sub-parsers (ssra alloc), the choices of its first positional
+    (machines show) and cli.VERBS (conform merge)."""
+    out: dict[str, set[str]] = {}
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, p in sub.choices.items():
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                out.setdefault(name, set()).update(a.choices)
+            elif not a.option_strings and a.choices:
+                out.setdefault(name, set()).update(a.choices)
+                break
+    for command, verb, module in VERBS:
+        importlib.import_module(module).build_parser()  # it exists
+        out.setdefault(command, set()).add(verb)
+    return out
+
+
+def test_every_named_verb_exists():
+    known = verbs()
+    named = {}
+    for doc in DOCS:
+        for m in NAMED_VERB.finditer(doc.read_text()):
+            command, word = m.groups()
+            if command in known:  # a command with verbs (not schema NAME, check, ...)
+                named.setdefault((command, word), doc.relative_to(ROOT).as_posix())
+    unknown = {f"{c} {w}": where for (c, w), where in named.items() if w not in known[c]}
+    assert unknown == {}
+    assert {("machines", "derive"), ("conform", "merge"), ("conform", "cluster"),
+            ("ssra", "alloc")} <= set(named)

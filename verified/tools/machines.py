@@ -76,7 +76,7 @@ def load(name: str) -> Machine:
         raise PreconditionError(f"cannot read {name}: {e.strerror}") from None
     try:
         obj = json.loads(text)
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:  # RecursionError: nested too deep
         raise PreconditionError(f"{name} is not JSON: {e}") from None
     try:
         return machine_from_json(obj)

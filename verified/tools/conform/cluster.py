@@ -68,7 +68,7 @@ def run_on(client, conform_args: list[str], shards: int) -> dict:
     return merge(reports)
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="verified conform cluster", description=HELP,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     where = parser.add_mutually_exclusive_group(required=True)
@@ -82,6 +82,11 @@ def main(argv: list[str]) -> int:
                         help="print the merged report as text, as conform prints it")
     parser.add_argument("conform_args", nargs=argparse.REMAINDER, metavar="-- CONFORM-ARGS",
                         help="the arguments of `verified conform` (without --shard, --json)")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     rest = args.conform_args[1:] if args.conform_args[:1] == ["--"] else args.conform_args
     if not rest:
@@ -99,6 +104,11 @@ def main(argv: list[str]) -> int:
         print("verified conform cluster: error: Dask distributed is not installed; "
               "pip install 'verified[cluster]'", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.scheduler is not None:
+        problem = _bad_address(args.scheduler)
+        if problem:
+            parser.error(f"--scheduler {_short(args.scheduler)}: {problem}; give the "
+                         f"scheduler's address, e.g. tcp://10.0.0.1:8786")
     t = time.monotonic()
     try:
         if args.local is not None:
@@ -115,3 +125,31 @@ def main(argv: list[str]) -> int:
     print(f"verified conform cluster: {args.shards} shards in {time.monotonic() - t:.1f} s "
           f"wall", file=sys.stderr)
     return merged["exit"]
+
+
+def _bad_address(address: str) -> str | None:
+    """What is wrong with a scheduler address (None: nothing), as Dask reads
+    it: a known scheme, and a host and port for the network ones (Client
+    itself raises a bare ValueError)."""
+    from distributed.comm import get_address_host_port, parse_address
+    from distributed.comm.registry import get_backend
+    try:
+        scheme, _ = parse_address(address)
+        get_backend(scheme)  # ValueError naming the known schemes
+        if scheme == "inproc":
+            return "an inproc address is a scheduler in this process, which has none"
+        if scheme not in ("tcp", "tls", "ws", "wss"):
+            return None  # ucx: its own form
+        host, port = get_address_host_port(address)
+    except ValueError as e:
+        return f"not a scheduler address ({_short(str(e))})"
+    if not host.strip():
+        return "no host"
+    if not 1 <= port <= 65535:
+        return f"port {port} is not in 1..65535"
+    return None
+
+
+def _short(text: str) -> str:
+    text = repr(text)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -72,11 +72,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="verified conform merge",
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
     try:
         reports = [_load(path) for path in args.reports]
         merged = merge(reports)
@@ -93,7 +97,7 @@ def _load(path: str) -> dict:
         report = json.loads(text)
     except OSError as e:
         raise BadReports(f"cannot read {path}: {e.strerror or e}") from None
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:  # RecursionError: nested too deep
         raise BadReports(f"{path} is not a JSON report ({e})") from None
     if not isinstance(report, dict) or not isinstance(report.get("shard"), dict):
         raise BadReports(f"{path} is not the --json report of a `verified conform --shard "
