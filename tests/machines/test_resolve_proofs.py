@@ -38,9 +38,9 @@ def test_a_lemma_whose_witness_cannot_hold_is_vacuous(monkeypatch):
 
 def test_small_machine_outputs_enumerated_and_the_mutant_refuted():
     led = Ledger()
-    r, n, cex = PR.enumerated(VARIANTS[0], lambda mm, p: R._resolve_machine(mm, p), led)
-    assert (r, cex) == ("enumerated", "") and n == led.enumerated == 2592
+    r, n, k, cex = PR.enumerated(VARIANTS[0], lambda mm, p: R._resolve_machine(mm, p), led)
+    assert (r, cex) == ("enumerated", "") and (n, k) == (2592, 0) and led.enumerated == n + k
     mutant = mutants.run(BY_NAME["swap_without_legality"])
     led = Ledger()
-    r, _, cex = PR.enumerated(VARIANTS[0], lambda mm, p: mutant(mm, preserve=p), led)
+    r, _, _, cex = PR.enumerated(VARIANTS[0], lambda mm, p: mutant(mm, preserve=p), led)
     assert r == "refuted" and "swap" in cex
