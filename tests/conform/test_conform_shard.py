@@ -260,10 +260,8 @@ FAILS_ON_CYCLES = py_cmd(
 
 @pytest.mark.parametrize("args", [
     ["--cmd", MULTI, "--machine", "x86-64", "--exhaustive", "--max-moves", "2"],
-    ["--cmd", MULTI, "--machine", "x86-64", "--exhaustive", "--max-moves", "2",
-     "--max-classes", "1"],
     ["--cmd", FAILS_ON_CYCLES, "--model", "swap", "--registers", "3"],
-], ids=["classes", "classes past --max-classes", "program failures"])
+], ids=["classes", "program failures"])
 def test_failure_classes_and_program_failures_merge_as_one_run(args, capsys, tmp_path):
     whole_code, whole, code, merged, _ = run_sharded(capsys, tmp_path, 3, *args)
     assert whole_code == 1 and ("failure_classes" in whole or "failure_report" in whole)
@@ -281,3 +279,25 @@ def test_a_report_field_merge_does_not_know_is_refused_not_dropped(capsys, tmp_p
     assert capsys.readouterr().err == (
         f"verified conform merge: error: {paths[1]} has field(s) \"surprise\" that "
         f"merge cannot combine exactly; no merged report is made\n")
+
+
+def test_a_class_its_shard_did_not_show_is_said_not_invented(capsys, tmp_path):
+    """Past --max-classes a shard shrinks only its own most frequent classes:
+    when the whole run's top class has its smallest case in a shard that did
+    not show it, the merge cannot give that class's shrunk case.  It says so
+    in a note and counts the class as not shown; every class it does show is
+    the one run's, and the counts are the one run's."""
+    args = ["--cmd", MULTI, "--machine", "x86-64", "--exhaustive", "--max-moves", "2",
+            "--max-classes", "1"]
+    whole_code, whole, code, merged, _ = run_sharded(capsys, tmp_path, 3, *args)
+    assert code == whole_code == 1
+    for key in ("failures", "correct", "refusals", "run", "classes"):
+        assert merged[key] == whole[key], key
+    shown = {e["class"]: e for e in whole["failure_classes"]}
+    for e in merged.get("failure_classes", []):
+        assert e == shown[e["class"]]
+    if merged.get("failure_classes") != whole["failure_classes"]:
+        assert any("was not shown by its shard" in n for n in merged["notes"])
+        hidden = merged["classes_not_shown"]
+        assert hidden["answers"] + sum(e["count"] for e in merged.get("failure_classes", [])) \
+            == whole["failures"]
