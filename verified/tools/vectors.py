@@ -505,12 +505,13 @@ def write_machine_vectors(name: str, out: str, max_moves: int = 2, k: int = 2000
     the requests then carry the object, the files are named after the
     file's stem)."""
     from ..cases import machines as mgen
+    from ..core import machine as M
     from .conform.machines import MachineType, load_machine
-    m, spec = load_machine(name)
+    m = load_machine(name)
     if not m.registers():
         raise PreconditionError(f"--machine {name}: the machine has no registers, so every "
                                 f"parallel move on it is empty: no vector to write")
-    if spec is not name:  # a file: its stem names the files, [A-Za-z0-9._-] only
+    if name not in M.PRESETS:  # a file: its stem names the files, [A-Za-z0-9._-] only
         name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(name)[:-len(".json")]) \
             or "machine"
     small, temps = mgen.small_machine(m)
