@@ -330,6 +330,31 @@ def test_conform_reports_validate(c_client, c_client_broken):
         assert_valid("conform-report", r)
 
 
+def test_conform_reports_with_classes_failures_and_shards_validate():
+    """The report fields of failure classes, {"failure"} answers and
+    --shard (the report and speed branches) are in the schema and match it."""
+    from tests.conform.test_conform_classes import FAILS_ON_ONE, client, mutant_cmd
+
+    classes = conform_json("--cmd", mutant_cmd("swap_two_slots+immediate_before_read"),
+                           "--machine", "x86-64", "--max-moves", "2", "--max-classes", "2")
+    failed = conform_json("--cmd", client(FAILS_ON_ONE), "--model", "swap", "--registers", "2")
+    shard = conform_json("--cmd", mutant_cmd("swap_two_slots+immediate_before_read"),
+                         "--machine", "x86-64", "--max-moves", "2", "--shard", "1/2")
+    assert [r[0] for r in (classes, failed, shard)] == [1, 1, 1]
+    assert {"classes", "failure_classes", "classes_not_shown"} <= set(classes[1])
+    assert "failure_report" in failed[1] and failed[1]["program_failures"] == 1
+    assert "shard" in shard[1] and "failure_classes" in shard[1]
+    for _, r, _ in (classes, failed, shard):
+        assert_valid("conform-report", r)
+    # the schema is not open where it describes: a class without its count fails
+    bad = json.loads(json.dumps(classes[1]))
+    del bad["failure_classes"][0]["count"]
+    assert not valid("conform-report", bad)
+    bad = json.loads(json.dumps(shard[1]))
+    bad["shard"]["of"] = 0
+    assert not valid("conform-report", bad)
+
+
 # ---------------------------------------------------------------------------
 # The docs' examples
 # ---------------------------------------------------------------------------
