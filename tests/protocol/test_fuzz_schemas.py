@@ -216,7 +216,8 @@ def test_conform_checker_from_the_schema(line, optimal):
 
     ct = C.MoveType("swap", (), "all")
     kind, _ = C.classify(ct, cases.Case(3, ((0, 1), (1, 0), (2, 0))), line, optimal)
-    assert kind in (C.OK, C.WRONG, C.GARBAGE, C.REFUSED_OK, C.REFUSED), kind
+    # FAILED: a {"failure": why} answer (the report branch: a failure class of its own)
+    assert kind in (C.OK, C.WRONG, C.GARBAGE, C.REFUSED_OK, C.REFUSED, C.FAILED), kind
 
 
 @settings(max_examples=25, **QUIET)

@@ -127,7 +127,8 @@ def test_a_wrong_or_missing_reference_is_never_written(tmp_path, monkeypatch, ca
 def test_machine_vectors_from_a_file_and_a_text_seed(tmp_path):
     """Issue 21: ``vectors --machine`` takes what ``conform --machine`` takes
     (a FILE.json of a machine object) and ``--seed`` any non-empty text; a
-    file's requests carry its object, its files are named after its stem."""
+    file's requests carry its object (every field written out), its files
+    are named after its stem."""
     obj = {"name": "tiny", "classes": {"g": {"registers": ["a", "b", "c"]}},
            "stack": {"slots": 1}, "swap": ["reg-reg"]}
     (tmp_path / "my machine.json").write_text(json.dumps(obj))
@@ -136,7 +137,13 @@ def test_machine_vectors_from_a_file_and_a_text_seed(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [
         "MANIFEST.json", "README.md", "my_machine-random.jsonl", "my_machine-small.jsonl"]
     lines = [json.loads(x) for x in (out / "my_machine-random.jsonl").read_text().splitlines()]
-    assert len(lines) == 4 and all(v["request"]["machine"] == obj for v in lines)
+    # the file's object with every field written out (kits: a request names
+    # its whole machine, defaults included), the same machine as the file's
+    full = M.machine_from_json(obj).to_json()
+    assert full != obj and all(full[k] == obj[k] for k in ("name", "swap"))
+    assert len(lines) == 4 and all(v["request"]["machine"] == full for v in lines)
+    assert all(M.machine_from_json(v["request"]["machine"]) == M.machine_from_json(obj)
+               for v in lines)
 
 
 @pytest.mark.parametrize("content, message", [
