@@ -20,22 +20,23 @@ import pytest
 
 from tests.kits.support import conform, run
 
-#: per preset: the default exhaustive run (at most 3 moves on its small
-#: machine) and the cases with no legal sequence (declining them is right);
-#: the examples decline nothing else: a slot cycle with no second scratch
-#: borrows a register (save, use, restore), so no --allow-refusals
-SMALL = {"x86-64": {"run": 19463, "no_answer": 4262},
-         "aarch64": {"run": 19463, "no_answer": 4262}}
+#: per preset: the typed exhaustive run of at most 2 moves on its small
+#: machine (the presets have types: conform sends typed moves) and the cases
+#: with no legal sequence (declining them is right); the examples decline
+#: nothing else: a slot cycle with no second scratch borrows a register
+#: (save, use, restore), so no --allow-refusals
+SMALL = {"x86-64": {"run": 8727, "no_answer": 1064},
+         "aarch64": {"run": 6009, "no_answer": 450}}
 
 #: the planted bug: the slot-to-slot copy of a parked cycle goes through the
-#: scratch register that holds the parked value
+#: scratch register that holds the parked value (one class each)
 BROKEN = {
-    "x86-64": {"failures": 1, "moves": [["mw0", "mw1"], ["mw1", "mw0"]],
-               "answer": [["mov", "xmm15", "mw0"], ["mov", "xmm15", "mw1"],
-                          ["mov", "mw0", "xmm15"], ["mov", "mw1", "xmm15"]]},
-    "aarch64": {"failures": 2, "moves": [["m0", "m1"], ["m1", "m0"]],
-                "answer": [["mov", "x30", "m0"], ["mov", "x30", "m1"],
-                           ["mov", "m0", "x30"], ["mov", "m1", "x30"]]},
+    "x86-64": {"failures": 1, "moves": [["mw0", "mw1", "v128"], ["mw1", "mw0", "v128"]],
+               "answer": [["mov", "xmm15", "mw0", "v128"], ["mov", "xmm15", "mw1", "v128"],
+                          ["mov", "mw0", "xmm15", "v128"], ["mov", "mw1", "xmm15", "v128"]]},
+    "aarch64": {"failures": 5, "moves": [["m0", "m1", "i32"], ["m1", "m0", "i32"]],
+                "answer": [["mov", "x16", "m0", "i32"], ["mov", "x16", "m1", "i32"],
+                           ["mov", "m0", "x16", "i32"], ["mov", "m1", "x16", "i32"]]},
 }
 
 
@@ -53,7 +54,7 @@ def test_machine_example_conforms(request, kit, preset):
     every solvable case answered right, every other one declined."""
     exe = request.getfixturevalue(f"{kit}_machine_example")
     want = SMALL[preset]
-    code, r = conform([str(exe)], "--machine", preset, "--exhaustive")
+    code, r = machine_run(exe, preset)
     assert code == 0 and r["exit"] == 0, r
     assert (r["run"], r["failures"], r["refused_unsolvable"], r["refusals"]) == (
         want["run"], 0, want["no_answer"], 0), r
@@ -67,7 +68,7 @@ def test_machine_example_broken_build_is_rejected(request, kit, preset):
     want = BROKEN[preset]
     code, r = machine_run(exe, preset, "--allow-refusals")
     assert code == 1 and r["exit"] == 1, r
-    assert r["failures"] == want["failures"]
+    assert r["failures"] == want["failures"] and r["classes"] == 1
     small = r["smallest_failure"]
     assert small["fails_alone"] is True
     assert small["request"]["moves"] == want["moves"]

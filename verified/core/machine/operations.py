@@ -381,7 +381,9 @@ def illegal(m: Machine, op: MOperation) -> str | None:
 def written_units(m: Machine, op: MOperation) -> tuple:
     """Every unit ``op`` writes (a typed operation's whole destination: the
     rest becomes undefined)."""
-    locs = (op.dst,) if isinstance(op, MMov) else (op.a, op.b)
+    if isinstance(op, MPush):  # a push writes only the hidden words of the stack
+        return ()
+    locs = (op.dst,) if isinstance(op, (MMov, MPop)) else (op.a, op.b)
     return tuple(u for loc in locs for u in units(m, loc))
 
 

@@ -187,10 +187,11 @@ def merge(reports: list[dict]) -> dict:
     classes = _merge_classes(parts)
     limit = head["shard"]["max_classes"]
     entries = _shown(parts, classes, WRONG, limit, notes)
-    if entries:
-        wrong = [k for k, c in classes.items() if c[0] == WRONG]
+    wrong = [k for k, c in classes.items() if c[0] == WRONG]
+    if wrong:
         out["classes"] = len(wrong)
-        out["failure_classes"] = entries
+        if entries:
+            out["failure_classes"] = entries
         shown = {e["class"] for e in entries}
         hidden = [k for k in wrong if k not in shown]
         if hidden:
@@ -198,6 +199,7 @@ def merge(reports: list[dict]) -> dict:
                                         "answers": sum(classes[k][1] for k in hidden)}
             if OTHER_CLASSES in classes:
                 out["classes_not_shown"]["more_than_counted"] = True
+    if entries:
         sizes = {k: tuple(size) for r in parts
                  for k, size in r["shard"].get("shown_sizes", {}).items()}
         best = min(entries, key=lambda e: (sizes.get(e["class"], ()), e["smallest"]["case"]))
