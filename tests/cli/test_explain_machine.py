@@ -201,7 +201,7 @@ def test_a_machine_conform_report_is_explained(tmp_path):
     p = verified("explain", str(report))
     assert p.returncode == 1 and p.stderr == ""
     assert p.stdout.startswith("machine:  aarch64/small\nmove:     (m0 <- m1 (i32), m1 <- m0 (i32))\n")
-    assert ("first value destroyed: operation #2 (mov.i32 m0, x30) overwrote unit m0, the last "
+    assert ("first value destroyed: operation #2 (mov.i32 m0, x16) overwrote unit m0, the last "
             "copy of the original value of m0, which unit m1 must hold at the end") in p.stdout
     [c] = r["failure_classes"]
     argv = shlex.split(c["smallest"]["explain"])
