@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -28,6 +29,27 @@ def tool(*names: str) -> str | None:
         if name and shutil.which(name):
             return shutil.which(name)
     return None
+
+
+#: the tools a run must have (comma-separated names): a missing one listed
+#: here fails its test instead of skipping it.  ``.ci/run`` installs them
+#: and sets this, so CI cannot pass by skipping what it is meant to run.
+REQUIRE_TOOLS = "VERIFIED_REQUIRE_TOOLS"
+
+
+def required_tool(name: str, what: str, install: str) -> str:
+    """The path of ``name`` on PATH; when it is missing, skip the test
+    (``what`` is untested here) or, when ``$VERIFIED_REQUIRE_TOOLS`` names
+    it, fail saying how to install it (``install``)."""
+    found = tool(name)
+    if found is not None:
+        return found
+    required = {t.strip() for t in os.environ.get(REQUIRE_TOOLS, "").split(",")}
+    if name in required:
+        pytest.fail(f"{name} is not installed but {REQUIRE_TOOLS} requires it "
+                    f"({what}): install it ({install}) or leave {name} out of "
+                    f"{REQUIRE_TOOLS}", pytrace=False)
+    pytest.skip(f"{name} is not installed: {what} is untested here ({install})")
 
 
 def c_compiler() -> str:

@@ -16,7 +16,7 @@ import pytest
 from verified import cases
 from verified.tools.conform import MoveType
 
-from tests.kits.support import compile_rust, conform, doc_block, run, tool
+from tests.kits.support import compile_rust, conform, doc_block, required_tool, run, tool
 
 EXHAUSTIVE_4 = 700  # every parallel move over 1..4 registers
 assert cases.exhaustive_count(4) == EXHAUSTIVE_4
@@ -167,9 +167,8 @@ def test_javascript_client_of_the_docs_conforms(tmp_path):
 
 
 def test_go_client_of_the_docs_conforms(tmp_path):
-    go = tool("go")
-    if go is None:
-        pytest.skip("go is not installed: the Go client of docs/clients.md is untested here")
+    go = required_tool("go", "the Go client of docs/clients.md",
+                        "Debian: apt-get install golang-go")
     import os
     import subprocess
 
@@ -204,3 +203,19 @@ def test_c_doc_sketch_builds(tmp_path):
     exe = compile_c(tmp_path / "sketch.c", tmp_path / "sketch")
     out = run([str(exe)], b'{"moves": [[1, 0]], "model": "swap", "id": 1}\n').stdout
     assert out == b'{"id": 1, "sequence": [["mov", 1, 0]]}\n'
+
+
+def test_a_required_tool_that_is_missing_fails_instead_of_skipping(monkeypatch):
+    """CI (.ci/run) sets VERIFIED_REQUIRE_TOOLS=go: a missing go must then
+    fail the Go client's test with the install line, not skip it."""
+    name = "verified-no-such-tool"
+    monkeypatch.setenv("VERIFIED_REQUIRE_TOOLS", "")
+    with pytest.raises(pytest.skip.Exception, match="is untested here"):
+        required_tool(name, "a client", "apt-get install it")
+    monkeypatch.setenv("VERIFIED_REQUIRE_TOOLS", f"go, {name}")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        required_tool(name, "a client", "apt-get install it")
+    assert str(failed.value) == (
+        f"{name} is not installed but VERIFIED_REQUIRE_TOOLS requires it (a client): "
+        f"install it (apt-get install it) or leave {name} out of VERIFIED_REQUIRE_TOOLS")
+    assert required_tool("sh", "a client", "apt-get install it") == tool("sh")
