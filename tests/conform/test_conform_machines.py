@@ -29,8 +29,9 @@ REPLY = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps(%s), flu
 
 @pytest.mark.parametrize("args, message", [
     (["--machine", "x86"], "--machine x86: not a preset (x86-64, aarch64, riscv64, "
-     "armv7-vfp) nor a .json file of a machine object (docs/machines.md); `verified "
-     "machines` lists the presets"),
+     "armv7-vfp), a profile (v8-x64, v8-arm, v8-arm-d16, qbe-amd64, qbe-arm64, qbe-rv64, "
+     "cranelift-x64, cranelift-aarch64) nor a .json file of a machine object "
+     "(docs/machines.md); `verified machines` lists the presets and profiles"),
     (["--machine", "/no/such.json"], "--machine /no/such.json: cannot read it: No such "
      "file or directory"),
     (["--machine", "x86-64", "--model", "swap"], "--model does not go with --machine: the "

@@ -85,8 +85,9 @@ def test_same_command_same_bytes(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--machine", "x86"], "--machine x86: not a preset (x86-64, aarch64, riscv64, "
-     "armv7-vfp) nor a .json file of a machine object (docs/machines.md); `verified "
-     "machines` lists the presets"),
+     "armv7-vfp), a profile (v8-x64, v8-arm, v8-arm-d16, qbe-amd64, qbe-arm64, qbe-rv64, "
+     "cranelift-x64, cranelift-aarch64) nor a .json file of a machine object "
+     "(docs/machines.md); `verified machines` lists the presets and profiles"),
     (["--machine", "x86-64", "--seed", " "], '--seed is empty (an unset CI variable?); give '
      'a number or any text, e.g. --seed "${CI_BUILD_ID:-0}"'),
     (["--machine", "x86-64", "--max-moves", "4"], "--max-moves must be a whole number in "

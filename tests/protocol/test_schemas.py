@@ -252,7 +252,7 @@ def test_machine_objects_schema_and_oracle_disagree_only_as_documented():
     assert agree >= len(M.PRESETS) + 5
 
 
-@pytest.mark.parametrize("name", M.PRESETS)
+@pytest.mark.parametrize("name", M.PRESETS + M.PROFILES)
 def test_every_preset_as_shown_validates(name):
     p = verified("machines", "show", name)
     assert_valid("machine", json.loads(p.stdout))

@@ -1,6 +1,9 @@
 """``verified machines``: the preset machine descriptions and profiles
 (``docs/machines.md``).  ``verified machines`` lists the presets, one per
-line (name, classes, stack, swaps); ``verified machines show NAME|FILE``
+line (name, classes, stack, swaps), then the shipped compiler profiles
+(``verified/data/profiles/``: the preset each derives from, what it
+reserves, its scratch, push/pop, types and the upstream files its facts
+come from); ``verified machines show NAME|FILE``
 prints a preset or a machine file as JSON, every field with its default
 filled in; ``verified machines derive PRESET [--reserve R...] [--scratch
 R...] [--types T...] -o FILE.json`` writes a **profile**: the preset with
@@ -15,12 +18,16 @@ import sys
 from pathlib import Path
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK
-from ..core.machine import PRESETS, Machine, machine_from_json, preset, preset_json
+from ..core.machine import (
+    PRESETS, PROFILES, Machine, machine_from_json, preset, preset_json, profile_json)
 from ..core.semantics import PreconditionError
 
 MACHINES_HELP = """\
-verified machines                 list the preset machines
-verified machines show NAME|FILE  print a preset, or a machine/profile file, as JSON
+verified machines                 list the preset machines and the compiler profiles
+                                  (a preset plus how one compiler uses it: reserved,
+                                  scratch, push/pop, types; each cites its sources)
+verified machines show NAME|FILE  print a preset, a profile, or a machine/profile file,
+                                  as JSON
                                   (the "machine" field of a request may be that name
                                   or such an object)
 verified machines derive PRESET [--reserve R...] [--scratch R...] [--types T...]
@@ -65,10 +72,21 @@ def summary(m: Machine) -> str:
             f"{str(m.cross_class).lower()}")
 
 
+def profile_summary(name: str) -> list[str]:
+    """A shipped profile in two lines: what it derives from and sets, and
+    the compiler and files its facts come from."""
+    prof, m = profile_json(name), preset(name)
+    words = lambda xs: " ".join(xs) or "none"
+    return [f"{name:18} profile of {prof['base']}: reserved {words(m.reserved)}; scratch "
+            f"{words(m.scratch)}; push {words(m.push)}; pop {words(m.pop)}; types "
+            f"{words(t.name for t in m.types)}",
+            f"{'':18} {prof['compiler']}; from {'; '.join(prof['files'])}"]
+
+
 def load(name: str) -> Machine:
     """A preset by name, or a machine (profile) from a JSON file; raises
     PreconditionError saying what is wrong."""
-    if name in PRESETS or not (name.endswith(".json") or Path(name).exists()):
+    if name in PRESETS + PROFILES or not (name.endswith(".json") or Path(name).exists()):
         return preset(name)
     try:
         text = Path(name).read_text()
@@ -123,10 +141,15 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"list takes no NAME (did you mean `{prog} show {args.name}`?)")
         for name in PRESETS:
             print(summary(preset(name)))
+        print()
+        print("profiles (a preset plus how one compiler uses it; `verified machines show NAME`"
+              " prints one with its sources):")
+        for name in PROFILES:
+            print("\n".join(profile_summary(name)))
         return EXIT_OK
     if args.name is None:
         return fail(f"{args.action} needs a {'NAME or FILE' if args.action == 'show' else 'PRESET'}"
-                    f", one of {', '.join(PRESETS)}")
+                    f", one of {', '.join(PRESETS + PROFILES)}")
     if args.action == "show":
         try:
             m = load(args.name)
@@ -137,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out is None:
         return fail("derive needs -o FILE.json (or -o - for stdout)")
     try:
-        if args.name not in PRESETS:
+        if args.name not in PRESETS + PROFILES:
             preset(args.name)  # the unknown-machine message
         m = derive(args.name, args.reserve, args.scratch, args.types, args.label)
     except PreconditionError as e:

@@ -184,10 +184,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--registers", "-n", type=int, metavar="N",
                         help=f"largest register count (files for 1..N), N in "
                         f"1..{MAX_VECTOR_REGISTERS} (with --model)")
-    parser.add_argument("--machine", metavar="PRESET|FILE.json",
+    parser.add_argument("--machine", metavar="PRESET|PROFILE|FILE.json",
                         help="machine vectors instead (docs/machines.md): every move of at "
                         "most --max-moves moves over the small machine derived from "
-                        "the preset or the machine object in FILE.json (as conform "
+                        "the preset, the profile or the machine object in FILE.json (as conform "
                         "--machine takes it), and --random K over all of it")
     parser.add_argument("--max-moves", type=int, default=2, metavar="K",
                         help="with --machine: moves per exhaustive vector, K in 0..3 "
@@ -511,7 +511,7 @@ def write_machine_vectors(name: str, out: str, max_moves: int = 2, k: int = 2000
     if not m.registers():
         raise PreconditionError(f"--machine {name}: the machine has no registers, so every "
                                 f"parallel move on it is empty: no vector to write")
-    if name not in M.PRESETS:  # a file: its stem names the files, [A-Za-z0-9._-] only
+    if name not in M.PRESETS + M.PROFILES:  # a file: its stem names the files, [A-Za-z0-9._-] only
         name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(name)[:-len(".json")]) \
             or "machine"
     small, temps = mgen.small_machine(m)

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from .description import (
     CLASS_KEYS, COST_KEYS, IMMEDIATE_KINDS, MACHINE_KEYS, MAX_UNITS, PAIR_KEYS, PRESETS,
-    POP_KINDS, PUSH_KINDS, STACK_COST_KEYS, STACK_KEYS, SWAP_KINDS, TYPE_KEYS, UNDEFINED,
+    PROFILE_KEYS, PROFILES, POP_KINDS, PUSH_KINDS, STACK_COST_KEYS, STACK_KEYS, SWAP_KINDS, TYPE_KEYS, UNDEFINED,
     Cost, Machine, PairMove, Reg, RegClass,
-    StackGroup, Unit, Value, ValueType, machine, machine_from_json, preset, preset_json)
+    StackGroup, Unit, Value, ValueType, machine, machine_from_json, preset, preset_json,
+    profile_json)
 from .locations import (
     KINDS, Imm, MLoc, Place, class_of, classes_of, holds, imm_fits, kind, parse_loc, units,
     value_type, values, width)
@@ -49,6 +50,7 @@ from .semantics import STACK, UNDERFLOW, Effect, MState, effects, execute, step
 
 __all__ = [
     "CLASS_KEYS", "COST_KEYS", "IMMEDIATE_KINDS", "MACHINE_KEYS", "MAX_UNITS", "PRESETS",
+    "PROFILE_KEYS", "PROFILES", "profile_json",
     "POP_KINDS", "PUSH_KINDS", "STACK_COST_KEYS", "STACK_KEYS", "SWAP_KINDS", "TYPE_KEYS",
     "PAIR_KEYS", "UNDEFINED", "Cost", "Machine",
     "PairMove", "Reg", "RegClass", "StackGroup", "Unit", "Value", "ValueType", "machine",

@@ -21,6 +21,14 @@ from ..semantics import PreconditionError
 #: The preset machines, in the order ``verified machines`` lists them; each
 #: is ``verified/data/machines/NAME.json``.
 PRESETS = ("x86-64", "aarch64", "riscv64", "armv7-vfp")
+#: The shipped compiler profiles: a preset plus how one compiler uses it
+#: (``verified/data/profiles/NAME.json``: its ``base`` preset, the machine
+#: fields it sets, per-class refinements, and the upstream files its facts
+#: come from).  A profile's name is accepted wherever a preset's is.
+PROFILES = ("v8-x64", "v8-arm", "v8-arm-d16", "qbe-amd64", "qbe-arm64", "qbe-rv64",
+            "cranelift-x64", "cranelift-aarch64")
+#: the keys of a profile file
+PROFILE_KEYS = ("name", "base", "compiler", "files", "source", "notes", "set", "classes")
 
 SWAP_KINDS = ("reg-reg", "reg-mem")
 IMMEDIATE_KINDS = ("reg", "mem")
@@ -564,19 +572,43 @@ def _resolve_names(m: Machine) -> dict[str, Reg]:
 
 @functools.cache
 def preset_json(name: str) -> dict:
-    """The JSON object of preset ``name`` as shipped (a fresh copy is not
-    made: do not mutate it)."""
+    """The JSON object of preset or profile ``name`` as shipped (a fresh
+    copy is not made: do not mutate it)."""
+    if name in PROFILES:
+        return _profile_machine(profile_json(name))
     if name not in PRESETS:
         raise PreconditionError(
-            f"unknown machine {name!r}; the presets are {', '.join(PRESETS)} "
-            f"(or give a machine object, docs/machines.md)")
+            f"unknown machine {name!r}; the presets are {', '.join(PRESETS)}, the profiles "
+            f"{', '.join(PROFILES)} (or give a machine object, docs/machines.md)")
     text = resources.files("verified").joinpath(f"data/machines/{name}.json").read_text()
     return json.loads(text)
 
 
 @functools.cache
+def profile_json(name: str) -> dict:
+    """The profile file ``verified/data/profiles/NAME.json`` as shipped."""
+    text = resources.files("verified").joinpath(f"data/profiles/{name}.json").read_text()
+    return json.loads(text)
+
+
+def _profile_machine(prof: dict) -> dict:
+    """A profile as a machine object: its base preset with the profile's
+    ``set`` fields replaced and its ``classes`` refinements merged; the
+    name is the profile's, the source cites the profile's files first."""
+    base = preset_json(prof["base"])
+    obj = {**base, **prof.get("set", {}), "name": prof["name"]}
+    obj["classes"] = {c: {**e, **prof.get("classes", {}).get(c, {})}
+                      for c, e in base["classes"].items()}
+    obj["source"] = (f"profile {prof['name']} ({prof['compiler']}) of the preset "
+                     f"{prof['base']}: {prof['source']} Notes: {prof['notes']} The preset's "
+                     f"own facts: `verified machines show {prof['base']}`.")
+    return obj
+
+
+@functools.cache
 def preset(name: str) -> Machine:
-    """The preset machine ``name`` (one of ``PRESETS``)."""
+    """The preset machine ``name`` (one of ``PRESETS``) or a profile (one
+    of ``PROFILES``)."""
     return machine_from_json(preset_json(name))
 
 
@@ -599,7 +631,8 @@ def machine(value: object) -> Machine:
         except (TypeError, ValueError):
             return machine_from_json(value)
         return _machine_from_text(key)
-    raise _bad(f"must be a preset name ({', '.join(PRESETS)}) or a machine object, "
+    raise _bad(f"must be a preset or profile name ({', '.join(PRESETS + PROFILES)}) or a "
+               f"machine object, "
                f"not {value!r}")
 
 

@@ -181,10 +181,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allocator", action="store_true",
                         help="test a register allocator: send SSA tapes, check each "
                         "allocated program (docs/conform.md, 'Allocators')")
-    parser.add_argument("--machine", default=None, metavar="PRESET|FILE.json",
+    parser.add_argument("--machine", default=None, metavar="PRESET|PROFILE|FILE.json",
                         help="parallel moves on a machine (docs/machines.md): "
                         "--exhaustive over the small machine derived from it, --random K "
-                        "over all of it; temps default to one scratch register per class")
+                        "over all of it; temps default to a profile's scratch, else one "
+                        "scratch register per class")
     parser.add_argument("--max-moves", type=int, default=None, metavar="K",
                         help="with --machine --exhaustive: at most K moves per case "
                         "(default 3; 0 = every assignment)")

@@ -38,12 +38,13 @@ REFERENCE = "resolve"
 def load_machine(spec: str) -> M.Machine:
     """``--machine PRESET|FILE.json``: the machine.  PreconditionError says
     what is wrong, naming the presets."""
-    if spec in M.PRESETS:
+    if spec in M.PRESETS or spec in M.PROFILES:
         return M.preset(spec)
     if not spec.endswith(".json"):
         raise PreconditionError(
-            f"--machine {spec}: not a preset ({', '.join(M.PRESETS)}) nor a .json file "
-            f"of a machine object (docs/machines.md); `verified machines` lists the presets")
+            f"--machine {spec}: not a preset ({', '.join(M.PRESETS)}), a profile "
+            f"({', '.join(M.PROFILES)}) nor a .json file of a machine object "
+            f"(docs/machines.md); `verified machines` lists the presets and profiles")
     try:
         with open(spec, encoding="utf-8") as f:
             text = f.read()
