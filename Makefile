@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test verify test-slow test-huge proofs crosshair bench mutation fuzz clean
+.PHONY: test verify test-slow test-huge proofs crosshair bench mutation fuzz clean fast fast-agree fast-test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -80,5 +80,39 @@ fuzz: $(FUZZ_STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+## make fast: the optional compiled build in .venv-fast (docs/fast.md): the
+## modules listed under [tool.verified.mypyc] in pyproject.toml compiled by
+## the pinned mypyc from the same source (needs a C compiler and the Python
+## headers); `make test` and `pip install .` never need it.
+FAST_VENV  := .venv-fast
+FAST_BIN   := $(FAST_VENV)/bin
+FAST_STAMP := $(FAST_VENV)/.installed-stamp
+MYPY_PIN   := $(shell $(PYTHON) -c "import tomllib; print(tomllib.load(open('pyproject.toml', 'rb'))['tool']['verified']['mypyc']['mypy'])")
+
+$(FAST_STAMP): pyproject.toml setup.py $(shell find verified -name '*.py')
+	$(PYTHON) -m venv $(FAST_VENV)
+	$(FAST_BIN)/python -m pip install -q --upgrade pip
+	$(FAST_BIN)/python -m pip install -q "$(MYPY_PIN)" setuptools wheel
+	rm -rf build
+	VERIFIED_MYPYC=1 $(FAST_BIN)/python -m pip install -q --no-build-isolation ".[test,proofs]"
+	touch $(FAST_STAMP)
+
+fast: $(FAST_STAMP)
+
+## make fast-agree: the same corpus (vectors, solve, check, goldens, explain,
+## conform reports, ssra) through .venv and .venv-fast, every output compared
+## byte for byte; prints the count compared.  make fast-agree AGREE_ARGS=--quick
+AGREE_ARGS ?=
+fast-agree: $(STAMP) $(FAST_STAMP)
+	$(BIN)/python -m fast.agree --a $(VENV) --b $(FAST_VENV) $(AGREE_ARGS)
+
+## make fast-test: the test suite against the compiled build (run outside
+## the source tree so that the installed, compiled package is imported).
+FAST_TESTS ?= tests
+fast-test: $(FAST_STAMP)
+	cd $$(mktemp -d) && $(CURDIR)/$(FAST_BIN)/python -m pytest -q -p no:cacheprovider \
+	  --rootdir=$(CURDIR) -c $(CURDIR)/pyproject.toml --import-mode=append \
+	  -m "not slow and not huge" $(addprefix $(CURDIR)/,$(FAST_TESTS))
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info .mutation .fuzz
+	rm -rf $(VENV) $(FAST_VENV) build .pytest_cache .hypothesis *.egg-info .mutation .fuzz

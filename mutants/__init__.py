@@ -50,6 +50,7 @@ import inspect
 import textwrap
 import types
 from dataclasses import dataclass
+from pathlib import Path
 
 from verified.algorithms.registry import raw_definitions
 
@@ -107,7 +108,7 @@ def combine(*mutants: Mutant) -> Mutant:
 def source_of(mutant: Mutant) -> str:
     """The mutated source of ``mutant.module`` (the edit applied once)."""
     real = importlib.import_module(mutant.module)
-    source = inspect.getsource(real)
+    source = _source(real)
     for edit in (mutant, *mutant.also):
         try:
             lo, hi = _scope_span(source, edit.scope) if edit.scope else (0, len(source))
@@ -127,14 +128,14 @@ def load(mutant: Mutant) -> types.SimpleNamespace:
     mutated = _execute(mutant.module, source, f"mutant {mutant.name}")
     # a class the edit does not touch stays the real class, so that
     # isinstance checks between the mutant's output and the real checkers hold
-    for name in _unchanged_classes(inspect.getsource(real), source):
+    for name in _unchanged_classes(_source(real), source):
         mutated[name] = getattr(real, name)
     replaced = {id(v): mutated[k] for k, v in vars(real).items()
                 if k in mutated and callable(v)}
     merged: dict = {}
     for name in mutant.with_modules:
         real_other = importlib.import_module(name)
-        other = _execute(name, inspect.getsource(real_other),
+        other = _execute(name, _source(real_other),
                          f"{name} against mutant {mutant.name}")
         for k, v in list(other.items()):
             if id(v) in replaced:
@@ -151,6 +152,16 @@ def load(mutant: Mutant) -> types.SimpleNamespace:
 def run(mutant: Mutant):
     """The mutated entry point (``mutant.entry``)."""
     return getattr(load(mutant), mutant.entry)
+
+
+def _source(module: types.ModuleType) -> str:
+    """The module's Python source: in the compiled build (setup.py) the
+    module is an extension and its ``.py``, installed beside it, is the
+    source it was compiled from."""
+    path = Path(module.__file__ or "")
+    if path.suffix != ".py":
+        return path.with_name(module.__name__.rpartition(".")[2] + ".py").read_text()
+    return inspect.getsource(module)
 
 
 def _execute(module: str, source: str, label: str) -> dict:

@@ -135,7 +135,8 @@ def _exists(path: str, basenames: set[str]) -> bool:
 
 
 def _repository_files() -> list[Path]:
-    skip = {".git", ".venv", "__pycache__", ".hypothesis", ".pytest_cache", ".mutation", ".ci"}
+    skip = {".git", ".venv", ".venv-fast", "build", "__pycache__", ".hypothesis", ".pytest_cache",
+            ".mutation", ".ci"}
     return [p for p in ROOT.rglob("*")
             if p.is_file() and not skip & set(p.relative_to(ROOT).parts)
             and not any(part.endswith(".egg-info") for part in p.relative_to(ROOT).parts)]

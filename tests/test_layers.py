@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("verified.tools",),
     ("verified.cli",),
 ]
-FORBIDDEN = ("proofs", "mutants", "tests", "bench")
+FORBIDDEN = ("proofs", "mutants", "tests", "bench", "fast")
 
 
 def _module_name(path: Path, root: Path) -> str:

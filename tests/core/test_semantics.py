@@ -291,6 +291,9 @@ def test_rejudge_reuses_only_the_verdict_on_exactly_the_same_question(monkeypatc
     same operation objects, model and contract; otherwise it judges."""
     from verified.algorithms import solve
     from verified.core import oracle
+    if not oracle.__file__.endswith(".py"):
+        pytest.skip("the compiled build (make fast): its rejudge calls implements "
+                    "directly, so the spy set on the module below never sees the calls")
     pm = ParallelMove.from_map((1, 2, 0))
     ops = solve("shuf", pm)
     last = oracle._receipt

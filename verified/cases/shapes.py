@@ -78,7 +78,7 @@ import random
 import sys
 from fractions import Fraction
 from math import gcd
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 #: The orders in which ``ordered_moves`` can list a shape's moves.
 ORDERS = ("sorted", "reversed", "shuffled")
@@ -142,7 +142,7 @@ def _relabel(srcs: tuple[int, ...], perm: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def random_relabelling(n: int, rng: random.Random) -> tuple[int, ...]:
+def random_relabelling(n: object, rng: random.Random) -> tuple[int, ...]:
     """A uniformly random renaming of n registers, drawn from rng."""
     perm = list(range(_check_n(n)))
     rng.shuffle(perm)
@@ -298,7 +298,7 @@ def _phi(k: int) -> int:
     return sum(1 for j in range(1, k + 1) if gcd(j, k) == 1)
 
 
-def shape_count(n: int) -> int:
+def shape_count(n: object) -> int:
     """A001372(n), from generating functions:
 
     * rooted trees T(x) = x * prod_k (1 - x^k)^(-t_k)   (A000081);
@@ -306,7 +306,7 @@ def shape_count(n: int) -> int:
       cycles of trees up to rotation);
     * shapes = prod_k (1 - x^k)^(-c_k)   (multisets of components).
     """
-    n = _check_n(n)
+    n = _check_n(n)  # any object: validated here, an int from here on
     t = [0] * (n + 1)  # t[m]: rooted trees with m nodes
     if n >= 1:
         t[1] = 1
@@ -394,7 +394,7 @@ class _Enumerator:
     def trees(self, k: int) -> list[Sequence[int]]:
         """Bodies of the rooted trees with k nodes, increasing key order."""
         pack = bytes if k <= 256 else tuple  # parents < k must fit a byte
-        bodies = [pack(_parents(seq)) for seq in _level_sequences(k)]
+        bodies: list[Sequence[int]] = [pack(_parents(seq)) for seq in _level_sequences(k)]
         bodies.reverse()
         return bodies
 
@@ -474,6 +474,7 @@ class _Enumerator:
             rest = m - s
             for i in range(count):
                 head = comps[i]
+                tails: Iterable[tuple[int, ...]]
                 if rest < s:  # every later component is smaller: no bound
                     tails = self.all_forests(rest, offset + s)
                 else:
@@ -510,7 +511,7 @@ class _Enumerator:
 _ENUMERATOR = _Enumerator()
 
 
-def shapes(n: int) -> Iterator[tuple[int, ...]]:
+def shapes(n: object) -> Iterator[tuple[int, ...]]:
     """Every total parallel move on n registers up to renaming, exactly once
     each, as its canonical ``srcs`` tuple (see the module docstring).
     Order: by largest component first (decreasing size), deterministic."""

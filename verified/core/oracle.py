@@ -39,12 +39,20 @@ from .semantics import (
     format_op,
     loc_name,
     operation,
+    python_class,
     reads,
     sorted_locations,
     value_of,
 )
 
 
+def _name_or_none(loc: Location | None) -> str | None:
+    # a counterexample always has both (judge); typed so the compiled build
+    # answers as the interpreted one would even if it had not
+    return None if loc is None else loc_name(loc)
+
+
+@python_class
 @dataclass(frozen=True)
 class Verdict:
     """The oracle's answer.  ``ok`` is True only when the sequence is legal
@@ -71,8 +79,8 @@ class Verdict:
             if self.location is not None:
                 out["counterexample"] = {
                     "location": self.location,
-                    "expected": loc_name(self.expected),
-                    "got": loc_name(self.got),
+                    "expected": _name_or_none(self.expected),
+                    "got": _name_or_none(self.got),
                 }
             if self.op_index is not None:
                 out["operation"] = self.op_index
@@ -237,6 +245,7 @@ def _correct(length: int) -> Verdict:
 CONTRACTS_ON = os.environ.get("VERIFIED_CONTRACTS", "1") != "0"
 
 
+@python_class
 class PostconditionError(AssertionError):
     """An algorithm returned a sequence that breaks its own contract."""
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence, Union
+from typing import Iterable, Mapping, Sequence, TypeVar, Union, cast
 
 # ---------------------------------------------------------------------------
 # Locations
@@ -43,7 +43,20 @@ MAX_REGISTER = MAX_REGISTERS - 1
 
 _REGISTER_NAME = re.compile(r"r(0|[1-9][0-9]*)")
 
+_C = TypeVar("_C", bound=type)
 
+
+def python_class(cls: _C) -> _C:
+    """Mark a class that stays an ordinary Python class in the compiled build
+    (setup.py): mypyc compiles a class into a native one only when it has no
+    decorator it does not know, and interpreted modules may subclass only
+    ordinary classes (``MachineVerdict(Verdict)``, ``Stuck(PreconditionError)``);
+    exceptions other than Exception and ValueError need it too.  Does
+    nothing at run time."""
+    return cls
+
+
+@python_class
 class PreconditionError(ValueError):
     """A parallel move, operation or request that violates a precondition
     (repeated destination, unknown location, temporary inside a move...).
@@ -65,6 +78,7 @@ def location(value: object) -> Location:
     """Validate and normalise one location (from Python or from JSON)."""
     if type(value) is int and 0 <= value <= MAX_REGISTER:  # the common case, fast
         return value
+    original = value
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise PreconditionError(
             f"a location is a register number (int >= 0) or a name (string), "
@@ -75,7 +89,9 @@ def location(value: object) -> Location:
             raise PreconditionError(
                 f"register number {value} is out of range 0..{MAX_REGISTER}"
             )
-        return value
+        # the object itself, an int subclass too (an IntEnum of registers):
+        # the compiled build would hand back a plain int for ``value``
+        return cast(Location, original)
     if value == "":
         raise PreconditionError("a location name must not be empty")
     match = _REGISTER_NAME.fullmatch(value)
@@ -127,12 +143,13 @@ class ParallelMove:
     @staticmethod
     def make(
         moves: Iterable[Sequence[object]],
-        registers: int | None = None,
+        registers: object = None,
         temps: Iterable[object] = (),
     ) -> "ParallelMove":
         """Build and validate a parallel move from ``[dst, src]`` pairs."""
-        if registers is not None:
-            check_registers(registers)
+        # any object: this is where a request's "registers" is validated (the
+        # compiled build would reject a float before the message could)
+        n = None if registers is None else check_registers(registers)
         pairs: list[tuple[Location, Location]] = []
         source_of: dict[Location, Location] = {}
         for i, pair in enumerate(moves):
@@ -169,26 +186,26 @@ class ParallelMove:
                     f"{', '.join(users)}; a temporary must be a location the "
                     f"moves do not name"
                 )
-        if registers is not None:
+        if n is not None:
             for d, s in pairs:
                 for loc in (d, s):
-                    if not (isinstance(loc, int) and loc < registers):
+                    if not (isinstance(loc, int) and loc < n):
                         raise PreconditionError(
                             f"move {loc_name(d)} <- {loc_name(s)} names "
                             f"{loc_name(loc)}, which is outside the declared "
-                            f"register file r0..r{registers - 1}"
-                            if registers
+                            f"register file r0..r{n - 1}"
+                            if n
                             else f"move {loc_name(d)} <- {loc_name(s)} names "
                             f"{loc_name(loc)} but the register file is empty"
                         )
             for t in temp_list:
-                if isinstance(t, int) and t < registers:
+                if isinstance(t, int) and t < n:
                     raise PreconditionError(
                         f"temporary {loc_name(t)} lies inside the register "
-                        f"file r0..r{registers - 1}; name a location outside "
-                        f"it (e.g. {registers} or \"t\")"
+                        f"file r0..r{n - 1}; name a location outside "
+                        f"it (e.g. {n} or \"t\")"
                     )
-        return ParallelMove(tuple(pairs), registers, tuple(temp_list), source_of)
+        return ParallelMove(tuple(pairs), n, tuple(temp_list), source_of)
 
     @staticmethod
     def trusted(
@@ -413,7 +430,7 @@ def operation(value: object) -> Operation:
                 raise PreconditionError(
                     f'{kind} takes a register then a memory slot, ["{kind}", reg, '
                     f'slot] (e.g. ["{kind}", 0, "m0"]); got {value!r}')
-            op = {"mov": Mov, "swap": Swap, "load": Load, "store": Store}[kind](x, y)
+            op = cast(Operation, {"mov": Mov, "swap": Swap, "load": Load, "store": Store}[kind](x, y))
     if isinstance(op, Perm):
         dsts = [d for d, _ in op.pairs]
         srcs = [s for _, s in op.pairs]

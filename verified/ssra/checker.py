@@ -186,10 +186,11 @@ def check(tape: Tape, program: Allocation | str | Sequence[AsmLine],
             loads += 1
             highest = max(highest, ln.slot)
         elif ln.kind == "store":
-            if regs[ln.reg] is None:
+            stored = regs[ln.reg]
+            if stored is None:
                 return fail(ln.line, f"STORE(r{ln.reg}, mem + {ln.slot}) reads "
                             f"r{ln.reg} before any value was written to it")
-            mem[ln.slot] = regs[ln.reg]
+            mem[ln.slot] = stored
             stores += 1
             highest = max(highest, ln.slot)
         else:
@@ -201,10 +202,11 @@ def check(tape: Tape, program: Allocation | str | Sequence[AsmLine],
                 bad = reg_ok(a, ln)
                 if bad:
                     return fail(ln.line, bad)
-                if regs[a] is None:
+                read = regs[a]
+                if read is None:
                     return fail(ln.line, f"{ln.name} reads r{a} before any "
                                 f"value was written to it")
-                values.append(regs[a])
+                values.append(read)
             shown = ", ".join(v if isinstance(v, str) else names[v] for v in values)
             if strict:
                 if computed >= len(live_ops):

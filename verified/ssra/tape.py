@@ -8,8 +8,10 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
-from ..core.semantics import PreconditionError
+from ..core.semantics import PreconditionError, python_class
 
+
+@python_class
 class TapeError(PreconditionError):
     """Bad input: the message names the file (when known) and the line."""
 
