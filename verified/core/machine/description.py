@@ -65,6 +65,35 @@ Value = str
 #: start with a letter or ``_``, so it never equals a unit's own value).
 UNDEFINED = "?"
 
+#: How many answers each table of a machine's ``Memo`` keeps: memory stays
+#: bounded on a long random run whose immediates are all different (past
+#: the bound an answer is computed, not kept).
+MEMO_LIMIT = 1 << 16
+
+
+@dataclass
+class Memo:
+    """One machine's memo of pure functions of it (``locations``,
+    ``operations``, ``semantics``): a conform run asks the same few questions of the same
+    few dozen locations millions of times (issue 20: ``units`` and
+    ``parse_loc`` were 1.2M calls for about 60 locations).  Each table maps
+    an argument to the function's answer on this machine, never to an
+    error; a machine is immutable, so an answer never goes stale.  Held by
+    the machine itself, so there is no state shared between machines."""
+
+    #: ``parse_loc``: a name, or a tuple of names (a list) -> its ``Place``
+    locs: dict = field(default_factory=dict)
+    #: ``units``: a location's parts -> its units
+    units: dict = field(default_factory=dict)
+    #: ``holds``: (location, type) -> why it cannot hold it, or None
+    holds: dict = field(default_factory=dict)
+    #: ``illegal``: an operation -> why the machine lacks it, or None
+    illegal: dict = field(default_factory=dict)
+    #: ``op_cost``: an operation -> its cost
+    cost: dict = field(default_factory=dict)
+    #: ``semantics.effects``: an operation -> its effects on the units
+    effects: dict = field(default_factory=dict)
+
 
 @dataclass(frozen=True)
 class RegClass:
@@ -181,6 +210,13 @@ class Machine:
     #: unit -> the first name whose only unit it is (how a unit is reported)
     _owner_of: Mapping[Unit, str] = field(default_factory=dict, compare=False, repr=False)
     _units: tuple[Unit, ...] = field(default=(), compare=False, repr=False)
+    #: type name -> the type (``type``)
+    _types: Mapping[str, ValueType] = field(default_factory=dict, compare=False, repr=False)
+    #: the units of every reserved register (``reserved_units``)
+    _reserved_units: frozenset = field(default=frozenset(), compare=False, repr=False)
+    #: answers of pure functions of this machine (never passed in: a copy
+    #: made with ``dataclasses.replace`` starts with its own, empty)
+    memo: Memo = field(init=False, default_factory=Memo, compare=False, repr=False)
 
     # -- lookups -------------------------------------------------------------
 
@@ -217,11 +253,11 @@ class Machine:
 
     def type(self, name: str) -> ValueType | None:
         """The type called ``name``, or None."""
-        return next((t for t in self.types if t.name == name), None)
+        return self._types.get(name)
 
     def reserved_units(self) -> frozenset[Unit]:
         """The units of every reserved register."""
-        return frozenset(u for r in self.reserved for u in self._names[r].units)
+        return self._reserved_units
 
     def immediate_limit(self, where: str) -> int | None:
         """The widest immediate (bits) one mov writes into ``where`` ("reg"
@@ -471,6 +507,9 @@ def machine_from_json(obj: object) -> Machine:
     object.__setattr__(m, "_owner_of", owner_of)
     object.__setattr__(m, "_units", tuple(dict.fromkeys(
         u for reg in names.values() for u in reg.units)))
+    object.__setattr__(m, "_types", {t.name: t for t in m.types})
+    object.__setattr__(m, "_reserved_units", frozenset(
+        u for r in m.reserved if r in names for u in names[r].units))
     _check_profile(m, names)
     return m
 

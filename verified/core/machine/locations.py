@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ..semantics import PreconditionError
-from .description import Machine, Unit, Value, ValueType, _short
+from .description import MEMO_LIMIT, Machine, Unit, Value, ValueType, _short
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,29 @@ def parse_loc(m: Machine, value: object, allow_imm: bool = True) -> MLoc:
     """One location of a request or an operation, from JSON: a name, a list
     of names (all registers or all slots, pairwise disjoint), or
     ``{"imm": k}`` (a source only, when ``allow_imm``).  Raises
-    PreconditionError naming the problem."""
+    PreconditionError naming the problem.  A name or list read once is
+    remembered by the machine (``Memo.locs``; an error never is)."""
+    memo = m.memo.locs
+    if type(value) is str:
+        loc = memo.get(value)
+        if loc is None:
+            loc = _parse_loc(m, value, allow_imm)
+            if len(memo) < MEMO_LIMIT:
+                memo[value] = loc
+        return loc
+    if type(value) is list and all(type(v) is str for v in value):
+        key = tuple(value)
+        loc = memo.get(key)
+        if loc is None:
+            loc = _parse_loc(m, value, allow_imm)
+            if len(memo) < MEMO_LIMIT:
+                memo[key] = loc
+        return loc
+    return _parse_loc(m, value, allow_imm)
+
+
+def _parse_loc(m: Machine, value: object, allow_imm: bool) -> MLoc:
+    """``parse_loc`` without the memo."""
     if isinstance(value, dict):
         if not allow_imm:
             raise PreconditionError(f"{_short(value)} is an immediate, which cannot be "
@@ -138,10 +160,17 @@ def width(m: Machine, loc: MLoc) -> int | None:
 
 
 def units(m: Machine, loc: MLoc) -> tuple[Unit, ...]:
-    """The units of a location, low first (an immediate has none)."""
+    """The units of a location, low first (an immediate has none);
+    remembered by the machine (``Memo.units``)."""
     if isinstance(loc, Imm):
         return ()
-    return tuple(u for p in loc.parts for u in m.lookup(p).units)
+    memo = m.memo.units
+    out = memo.get(loc.parts)
+    if out is None:
+        out = tuple(u for p in loc.parts for u in m.lookup(p).units)
+        if len(memo) < MEMO_LIMIT:
+            memo[loc.parts] = out
+    return out
 
 
 def values(m: Machine, src: MLoc, w: int) -> tuple[Value, ...]:
@@ -172,7 +201,20 @@ def value_type(m: Machine, name: object) -> ValueType:
 def holds(m: Machine, loc: Place, t: ValueType) -> str | None:
     """Why ``loc`` cannot hold a value of type ``t``, or None when it can:
     registers of the type's classes (a list when one is too narrow) or a
-    slot when the type may live on the stack, at least ``t.width`` wide."""
+    slot when the type may live on the stack, at least ``t.width`` wide.
+    Remembered by the machine (``Memo.holds``)."""
+    memo = m.memo.holds
+    key = (loc, t)
+    if key in memo:
+        return memo[key]
+    reason = _holds(m, loc, t)
+    if len(memo) < MEMO_LIMIT:
+        memo[key] = reason
+    return reason
+
+
+def _holds(m: Machine, loc: Place, t: ValueType) -> str | None:
+    """``holds`` without the memo."""
     regs = [m.lookup(p) for p in loc.parts]
     where = ([f"registers of class {' or '.join(t.classes)}"] if t.classes else []) + (
         [f"stack slots at least {t.width} unit(s) wide"] if t.stack else [])

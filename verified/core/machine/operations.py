@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Iterable, Union
 
 from ..semantics import PreconditionError
-from .description import Machine, PairMove, ValueType, _short
+from .description import MEMO_LIMIT, Machine, PairMove, ValueType, _short
 from .locations import (Imm, MLoc, Place, holds, imm_fits, kind, parse_loc, units, value_type,
                         width)
 
@@ -358,7 +358,19 @@ def _single_illegal(m: Machine, op: MOperation) -> str | None:
 def illegal(m: Machine, op: MOperation) -> str | None:
     """Why ``op`` is not an operation of machine ``m`` (naming the op and
     what the machine lacks), or None when it is one.  A list operation is
-    legal when each of its parts is."""
+    legal when each of its parts is.  Remembered by the machine
+    (``Memo.illegal``: a sequence repeats the same few operations)."""
+    memo = m.memo.illegal
+    if op in memo:
+        return memo[op]
+    reason = _illegal(m, op)
+    if len(memo) < MEMO_LIMIT:
+        memo[op] = reason
+    return reason
+
+
+def _illegal(m: Machine, op: MOperation) -> str | None:
+    """``illegal`` without the memo."""
     split = parts(m, op)
     if isinstance(split, str):
         return split
@@ -391,6 +403,8 @@ def reserved_write(m: Machine, op: MOperation) -> str | None:
     """Why ``op`` breaks the machine's profile (it writes a reserved
     register), or None.  The machine has the operation (``illegal`` says
     so); the profile forbids it, so it is a wrong sequence too."""
+    if not m.reserved:
+        return None
     hit = set(written_units(m, op)) & m.reserved_units()
     if not hit:
         return None
@@ -401,7 +415,18 @@ def reserved_write(m: Machine, op: MOperation) -> str | None:
 
 def op_cost(m: Machine, op: MOperation) -> int:
     """Cost of one (legal) operation: the sum over its parts of the price of
-    the part's class (``Cost``)."""
+    the part's class (``Cost``); remembered by the machine (``Memo.cost``)."""
+    memo = m.memo.cost
+    out = memo.get(op)
+    if out is None:
+        out = _op_cost(m, op)
+        if len(memo) < MEMO_LIMIT:
+            memo[op] = out
+    return out
+
+
+def _op_cost(m: Machine, op: MOperation) -> int:
+    """``op_cost`` without the memo."""
     split = parts(m, op)
     if isinstance(split, str):
         raise PreconditionError(split)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..semantics import PreconditionError
-from .description import UNDEFINED, Machine
+from .description import MEMO_LIMIT, UNDEFINED, Machine
 from .locations import Place, units
 from .operations import MMov, MOperation, MPop, MPush, parts, words
 
@@ -38,7 +38,20 @@ def effects(m: Machine, op: MOperation) -> list[Effect]:
     part; a typed part moves (or exchanges) the type's low units and sets
     the rest of its destination(s) to ``UNDEFINED``; an immediate sets its
     pieces.  The operation must split (``parts``); legality is not checked
-    here.  ``step`` and the optimum's search both run these (one semantics)."""
+    here.  ``step`` and the optimum's search both run these (one semantics).
+    Remembered by the machine (``Memo.effects``): the list is shared, so a
+    caller reads it and never changes it."""
+    memo = m.memo.effects
+    out = memo.get(op)
+    if out is None:
+        out = _effects(m, op)
+        if len(memo) < MEMO_LIMIT:
+            memo[op] = out
+    return out
+
+
+def _effects(m: Machine, op: MOperation) -> list[Effect]:
+    """``effects`` without the memo."""
     split = parts(m, op)
     if isinstance(split, str):
         raise PreconditionError(split)
