@@ -42,7 +42,7 @@ def plain(value: object) -> object:
     if isinstance(value, Pairs):
         return [list(p) for p in value]
     if isinstance(value, OpArray):
-        return list(value)
+        return [list(op) for op in value]
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     return value

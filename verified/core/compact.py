@@ -103,7 +103,8 @@ class Pairs(Sequence):
 class OpArray(Sequence):
     """A JSON ``"sequence"`` of ``["mov", a, b]`` and ``["swap", a, b]``
     with integer operands, stored as one kind byte and two integers per
-    operation; each item is the list JSON would have given."""
+    operation; each item is the tuple of what JSON's list would hold (a
+    tuple: hashable, so equal operations are read once, ``read_sequence``)."""
 
     __slots__ = ("_kinds", "_flat")
     KINDS = ("mov", "swap")
@@ -125,16 +126,16 @@ class OpArray(Sequence):
             i += n
         if not 0 <= i < n:
             raise IndexError("OpArray index out of range")
-        return [self.KINDS[self._kinds[i]], self._flat[2 * i], self._flat[2 * i + 1]]
+        return self.KINDS[self._kinds[i]], self._flat[2 * i], self._flat[2 * i + 1]
 
-    def __iter__(self) -> Iterator[list]:
-        names, flat = self.KINDS, self._flat
-        for k, a, b in zip(self._kinds, flat[0::2], flat[1::2]):
-            yield [names[k], a, b]
+    def __iter__(self) -> Iterator[tuple]:
+        names = self.KINDS
+        flat = self._flat
+        return zip(map(names.__getitem__, self._kinds), flat[0::2], flat[1::2])
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (OpArray, list)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(list(a) == b for a, b in zip(self, other))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # a list's stand-in
@@ -194,12 +195,18 @@ class DenseMap(Mapping):
             raise KeyError(key)
         return value
 
+    # get and __contains__ inline _slot: the oracle asks them per operand
     def get(self, key: object, default=None):
-        value = self._slot(key)
-        return default if value == _ABSENT else value
+        slots = self._slots
+        if type(key) is int and 0 <= key < len(slots):
+            value = slots[key]
+            if value != _ABSENT:
+                return value
+        return default
 
     def __contains__(self, key: object) -> bool:
-        return self._slot(key) != _ABSENT
+        slots = self._slots
+        return type(key) is int and 0 <= key < len(slots) and slots[key] != _ABSENT
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._order)
@@ -229,9 +236,11 @@ class DenseState(MutableMapping):
     def _dense(self, key: object) -> bool:
         return type(key) is int and 0 <= key < len(self._slots)
 
+    # get and __setitem__ inline _dense: execute calls them per operand
     def get(self, key: object, default=None):
-        if self._dense(key):
-            value = self._slots[key]  # type: ignore[index]
+        slots = self._slots
+        if type(key) is int and 0 <= key < len(slots):
+            value = slots[key]
             if value >= 0:
                 return value
             if value == _ABSENT:
@@ -245,12 +254,14 @@ class DenseState(MutableMapping):
         return value
 
     def __setitem__(self, key: object, value: object) -> None:
-        if self._dense(key):
+        slots = self._slots
+        if type(key) is int and 0 <= key < len(slots):
             if type(value) is int and value >= 0:
-                self._slots[key] = value  # type: ignore[index]
-                self._other.pop(key, None)
+                if slots[key] == _ELSEWHERE:
+                    del self._other[key]
+                slots[key] = value
                 return
-            self._slots[key] = _ELSEWHERE  # type: ignore[index]
+            slots[key] = _ELSEWHERE
         self._other[key] = value
 
     def __delitem__(self, key: object) -> None:

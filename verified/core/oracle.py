@@ -103,13 +103,15 @@ def read_sequence(raw: object) -> "list[Operation] | Verdict":
     if isinstance(raw, OpArray):
         # a huge sequence in compact form (tools.wire): each operation is
         # read once here, to find the first bad one, and again on each pass
-        # of the oracle (LazyOps), never all kept at once
+        # of the oracle (LazyOps), never all kept at once; a repeated
+        # operation is read once (a bounded cache: operations are immutable)
+        read = functools.lru_cache(maxsize=1 << 12)(operation)
         for i, value in enumerate(raw):
             try:
-                operation(value)
+                read(value)
             except PreconditionError as e:
                 return Verdict(False, len(raw), reason=f"operation #{i}: {e}", op_index=i)
-        return LazyOps(raw, operation)  # type: ignore[return-value]
+        return LazyOps(raw, read)  # type: ignore[return-value]
     if not isinstance(raw, list):
         text = repr(raw)
         text = text if len(text) <= 80 else text[:80] + "..."
