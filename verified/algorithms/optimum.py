@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.graph import TransferGraph, analyse
+from ..core.graph import CycleCounts, analyse, cycle_counts
 from ..core.oracle import check_contract
 from ..core.semantics import ParallelMove, check_model
 from . import copyset
@@ -42,7 +42,8 @@ def optimum(pm: ParallelMove, model: str, preserve: str = "all") -> Optimum:
     """
     check_model(model)
     check_contract(preserve)
-    g = analyse(pm)
+    # the counts, not the windmills: a move over 2^20 registers stays small
+    g = cycle_counts(pm)
     if model == "swap":
         return Optimum(g.non_loop_moves - g.cycles)
     if model == "temp":
@@ -59,11 +60,13 @@ def optimum(pm: ParallelMove, model: str, preserve: str = "all") -> Optimum:
     return Optimum(None, f"the optimum is not computed for the {model} model")
 
 
-def _has_scratch(pm: ParallelMove, g: TransferGraph, preserve: str) -> bool:
+def _has_scratch(pm: ParallelMove, g: CycleCounts, preserve: str) -> bool:
     if pm.temps:
         return True
-    on_cycle = {c for w in g.windmills for c in w.cycle}
-    if any(d != s and d not in on_cycle for d, s in pm.moves):
+    # a destination outside every cycle: each location on a cycle is the
+    # destination of exactly one non-loop move, so there is one iff the
+    # non-loop moves outnumber the locations on cycles
+    if g.non_loop_moves > g.on_cycle:
         return True
     if preserve == "loops":  # a dead location of the file: not a destination
         return pm.file_size() > len(pm.source_of)

@@ -7,5 +7,8 @@ other layer stands on it.
 * ``oracle.py``: ``implements`` / ``judge`` (the verdict) and ``ensure``
   (every algorithm's postcondition);
 * ``graph.py``: the transfer graph and its windmills;
+* ``compact.py``: array-backed stand-ins for the containers above (pairs,
+  a sequence, ``source_of``, a machine state) that huge register requests
+  are held in, read through the same protocols;
 * ``exits.py``: the exit-status contract of every command.
 """

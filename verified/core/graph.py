@@ -11,9 +11,11 @@ from the edge/vertex count *and* from the cycles actually found), not assumed.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from typing import Iterable
 
+from .compact import Pairs
 from .semantics import Location, ParallelMove
 
 
@@ -88,6 +90,66 @@ def analyse(pm: ParallelMove) -> TransferGraph:
         )
         windmills.append(Windmill(tuple(locs), tuple(comp_moves), cycle))
     return TransferGraph(tuple(windmills))
+
+
+@dataclass(frozen=True)
+class CycleCounts:
+    """What the closed-form optima need of the transfer graph, without the
+    graph: the counts of ``analyse``'s TransferGraph (``non_loop_moves``,
+    ``cycles``, ``bare_cycles``) and how many locations lie on a cycle.
+    The tests compare the two on every small move."""
+
+    non_loop_moves: int
+    cycles: int
+    bare_cycles: int
+    on_cycle: int
+
+
+def cycle_counts(pm: ParallelMove) -> CycleCounts:
+    """The cycles of ``pm``'s transfer graph, counted over flat arrays (a
+    move of a million registers in megabytes, where ``analyse`` builds every
+    windmill).  In-degree <= 1: the walk along sources from any location
+    either leaves the graph or enters the one cycle of its component, and
+    the first walk to enter a cycle closes it on itself.  A cycle is bare
+    when each of its locations feeds exactly one move (its successor): a
+    location feeding a second move roots a blade."""
+    if isinstance(pm.moves, Pairs):  # registers already: numbered by themselves
+        size = max(pm.moves.values(), default=-1) + 1
+        number = int
+    else:
+        ids: dict[Location, int] = {}
+        for d, s in pm.moves:
+            ids.setdefault(d, len(ids))
+            ids.setdefault(s, len(ids))
+        size, number = len(ids), ids.__getitem__
+    source = array("q", [-1]) * size  # the location each one is moved from
+    feeds = array("q", [0]) * size  # how many moves read each location
+    non_loop = 0
+    for d, s in pm.moves:
+        if d != s:
+            non_loop += 1
+            si = number(s)
+            source[number(d)] = si
+            feeds[si] += 1
+    walk = array("q", [-1]) * size  # which walk reached each location first
+    cycles = bare = on_cycle = 0
+    for start in range(size):
+        x = start
+        while x != -1 and walk[x] == -1:
+            walk[x] = start
+            x = source[x]
+        if x == -1 or walk[x] != start:
+            continue  # left the graph, or met an earlier walk's locations
+        cycles += 1
+        y, all_single = x, True
+        while True:
+            on_cycle += 1
+            all_single = all_single and feeds[y] == 1
+            y = source[y]
+            if y == x:
+                break
+        bare += all_single
+    return CycleCounts(non_loop, cycles, bare, on_cycle)
 
 
 def components(edges: Iterable[tuple[Location, Location]]) -> list[list[Location]]:

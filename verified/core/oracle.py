@@ -27,13 +27,16 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
+from .compact import DenseState, LazyOps, OpArray, Pairs
 from .semantics import (
     CONTRACTS,
+    MAX_REGISTERS,
     MODELS,
     Location,
     Operation,
     ParallelMove,
     PreconditionError,
+    State,
     check_model,
     execute,
     format_op,
@@ -105,6 +108,18 @@ def read_sequence(raw: object) -> "list[Operation] | Verdict":
     a location the request does not declare) is a verdict on the sequence,
     ``ok: false`` with the reason and the operation's index; only a malformed
     request is bad input."""
+    if isinstance(raw, OpArray):
+        # a huge sequence in compact form (tools.wire): each operation is
+        # read once here, to find the first bad one, and again on each pass
+        # of the oracle (LazyOps), never all kept at once; a repeated
+        # operation is read once (a bounded cache: operations are immutable)
+        read = functools.lru_cache(maxsize=1 << 12)(operation)
+        for i, value in enumerate(raw):
+            try:
+                read(value)
+            except PreconditionError as e:
+                return Verdict(False, len(raw), reason=f"operation #{i}: {e}", op_index=i)
+        return LazyOps(raw, read)  # type: ignore[return-value]
     if not isinstance(raw, list):
         text = repr(raw)
         text = text if len(text) <= 80 else text[:80] + "..."
@@ -138,7 +153,16 @@ def implements(
     allowed = MODELS[model]
     if not _all_declared(pm, ops, allowed):
         return _first_undeclared(pm, ops, model, allowed)
-    return judge(pm, execute(ops), preserve, len(ops))
+    return judge(pm, execute(ops, _blank_state(pm, ops)), preserve, len(ops))
+
+
+def _blank_state(pm: ParallelMove, ops: Sequence[Operation]) -> "State | None":
+    """The state ``execute`` starts from (every location its own value):
+    a plain dict (None), or for a huge request in compact form an
+    array-backed one over the register file."""
+    if isinstance(pm.moves, Pairs) or isinstance(ops, LazyOps):
+        return DenseState(pm.registers if pm.registers is not None else MAX_REGISTERS)
+    return None
 
 
 def _all_declared(pm: ParallelMove, ops: Sequence[Operation], allowed: tuple[type, ...]) -> bool:

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence, TypeVar, Union, cast
 
+from .compact import DenseMap, Pairs
+
 # ---------------------------------------------------------------------------
 # Locations
 # ---------------------------------------------------------------------------
@@ -120,6 +122,14 @@ def sorted_locations(locs: Iterable[Location]) -> list[Location]:
 # ---------------------------------------------------------------------------
 
 
+def _dense_size(pairs: "Pairs") -> int:
+    """The size of an array indexed by every register ``pairs`` names
+    (values out of range are refused by ``location`` before they are used)."""
+    values = pairs.values()
+    return min(max(values), MAX_REGISTER) + 1 if len(values) else 0
+
+
+
 @dataclass(frozen=True)
 class ParallelMove:
     """A set of ``dst <- src`` moves executed at once.
@@ -150,8 +160,13 @@ class ParallelMove:
         # any object: this is where a request's "registers" is validated (the
         # compiled build would reject a float before the message could)
         n = None if registers is None else check_registers(registers)
+        # huge register requests arrive as compact Pairs (tools.wire): the
+        # same checks below, over an array-backed source_of, and the Pairs
+        # themselves kept as the moves (each pair checked to be a location)
+        compact = isinstance(moves, Pairs)
         pairs: list[tuple[Location, Location]] = []
-        source_of: dict[Location, Location] = {}
+        source_of: "dict[Location, Location] | DenseMap" = (
+            DenseMap(_dense_size(moves)) if compact else {})
         for i, pair in enumerate(moves):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise PreconditionError(
@@ -166,14 +181,21 @@ class ParallelMove:
                     f"needs distinct destinations"
                 )
             source_of[dst] = src
-            pairs.append((dst, src))
+            if not compact:
+                pairs.append((dst, src))
+        if compact:
+            pairs = moves  # type: ignore[assignment]  # every value checked above
         temp_list: list[Location] = []
         for t in temps:
             t = location(t)
             if t in temp_list:
                 raise PreconditionError(f"temporary {loc_name(t)} is declared twice")
             temp_list.append(t)
-        named = set(source_of) | set(source_of.values())
+        # the temporaries the moves name, found in one pass over the moves
+        # (not a set of every location named: that is the move's size again)
+        wanted = set(temp_list)
+        named = {loc for d, s in pairs for loc in (d, s)
+                 if loc in wanted} if wanted else set()
         for t in temp_list:
             if t in named:
                 users = [
@@ -205,7 +227,8 @@ class ParallelMove:
                         f"file r0..r{n - 1}; name a location outside "
                         f"it (e.g. {n} or \"t\")"
                     )
-        return ParallelMove(tuple(pairs), n, tuple(temp_list), source_of)
+        return ParallelMove(pairs if compact else tuple(pairs),  # type: ignore[arg-type]
+                            n, tuple(temp_list), source_of)
 
     @staticmethod
     def trusted(
@@ -237,6 +260,8 @@ class ParallelMove:
     @property
     def non_loop_moves(self) -> tuple[tuple[Location, Location], ...]:
         """The moves with ``dst != src``: the ones that do anything."""
+        if isinstance(self.moves, Pairs):
+            return self.moves.without_loops()  # type: ignore[return-value]
         return tuple((d, s) for d, s in self.moves if d != s)
 
     def locations(self) -> list[Location]:
@@ -514,7 +539,7 @@ def step(state: State, op: Operation) -> None:
 def execute(ops: Iterable[Operation], state: State | None = None) -> State:
     """The state after running ``ops`` from ``state`` (default: every
     location holds its own name).  Returns the (new) state."""
-    state = {} if state is None else dict(state)
+    state = {} if state is None else state.copy()  # a dict, or a compact.DenseState
     for op in ops:
         step(state, op)
     return state

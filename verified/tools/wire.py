@@ -19,11 +19,14 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import sys
+from array import array
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, TextIO
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG, worse
+from ..core.compact import OpArray, Pairs
 from ..core.machine import MachineRequest, parse_machine_request
 from ..core.oracle import check_contract
 from ..core.semantics import MODELS, ParallelMove, PreconditionError, check_model
@@ -74,7 +77,7 @@ def parse_request(obj: object, need_sequence: bool) -> Request:
     if "model" not in obj:
         raise PreconditionError(f'missing "model": one of {", ".join(MODELS)}')
     moves = obj["moves"]
-    if not isinstance(moves, list):
+    if not isinstance(moves, (list, Pairs)):
         raise PreconditionError(f'"moves" must be a list of [dst, src] pairs, not {moves!r}')
     model = obj["model"]
     if not isinstance(model, str):
@@ -100,10 +103,21 @@ def parse_request(obj: object, need_sequence: bool) -> Request:
 
 def decode_line(raw: bytes) -> object:
     """Bytes of one line -> JSON value, or PreconditionError saying why not."""
+    return decode_text(decode_utf8(raw))
+
+
+def decode_utf8(raw: bytes) -> str:
+    """The text of one line, or PreconditionError if it is not UTF-8."""
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise PreconditionError(f"line is not UTF-8 ({e.reason} at byte {e.start})") from None
+
+
+def decode_text(text: str) -> object:
+    """The JSON value of one line's text, or PreconditionError saying why
+    not (the strict reader: duplicate keys, NaN and overflowing numbers
+    refused)."""
     try:
         return _decoder().decode(text)
     except json.JSONDecodeError as e:
@@ -149,6 +163,115 @@ def _finite_float(text: str) -> float:
     return value
 
 
+# ---------------------------------------------------------------------------
+# The compact reader of huge register requests (issue 21)
+# ---------------------------------------------------------------------------
+
+#: lines from this many bytes on are first offered to ``decode_compact``
+COMPACT_FROM = 1 << 16
+
+_WS = r"[ \t\n\r]*"  # JSON's whitespace (RFC 8259), not Python's \s
+_INT = r"(-?(?:0|[1-9][0-9]{0,17}))"  # a JSON integer that fits 64 bits
+_OPEN = re.compile(_WS + r"\{")
+_KEY = re.compile(_WS + '"(' + "|".join(REQUEST_KEYS) + ')"' + _WS + ":" + _WS)
+_NEXT = re.compile(_WS + "([,}])")
+_END = re.compile(_WS + r"\Z")
+_EMPTY = re.compile(r"\[" + _WS + r"\]")
+_PAIR = re.compile(_WS + r"\[" + _WS + _INT + _WS + "," + _WS + _INT + _WS + r"\]"
+                   + _WS + r"([,\]])")
+_OP = re.compile(_WS + r"\[" + _WS + '"(mov|swap)"' + _WS + "," + _WS + _INT + _WS + ","
+                 + _WS + _INT + _WS + r"\]" + _WS + r"([,\]])")
+
+
+def decode_compact(text: str) -> dict | None:
+    """The request ``decode_text`` reads from ``text``, with its "moves"
+    as ``compact.Pairs`` and its "sequence" as ``compact.OpArray`` when
+    they hold only integers (a million pairs in 16 MB, not 150) -- or
+    None whenever the line is anything else: another key, a duplicate key,
+    a name as a location, bad JSON.  None sends the line to the strict
+    reader, so every error is the strict reader's.  Every other value is
+    read by the strict reader's own scanner; ``tests/protocol`` compares
+    the two readers on every golden line, vector line and fuzzed line."""
+    m = _OPEN.match(text)
+    if m is None:
+        return None
+    pos, out = m.end(), {}
+    scan = _decoder().scan_once
+    while True:
+        m = _KEY.match(text, pos)
+        if m is None or m[1] in out:
+            return None
+        key, pos = m[1], m.end()
+        got = (_compact_array(text, pos, _PAIR) if key == "moves"
+               else _compact_array(text, pos, _OP) if key == "sequence" else None)
+        if got is None:
+            try:
+                got = scan(text, pos)
+            except Exception:  # StopIteration, JSON and hook errors: the strict reader's
+                return None
+        out[key], pos = got
+        m = _NEXT.match(text, pos)
+        if m is None:
+            return None
+        pos = m.end()
+        if m[1] == "}":
+            return out if _END.match(text, pos) else None
+
+
+def _compact_array(text: str, pos: int, item: re.Pattern) -> tuple[object, int] | None:
+    """A non-empty JSON array at ``pos`` whose every element ``item``
+    matches, as Pairs (two integers each) or OpArray (a kind and two), with
+    the position after it; None if it is anything else."""
+    if not text.startswith("[", pos) or _EMPTY.match(text, pos):
+        return None
+    pos += 1
+    flat = array("q")
+    kinds = bytearray() if item is _OP else None
+    match, append = item.match, flat.append
+    while True:
+        m = match(text, pos)
+        if m is None:
+            return None
+        if kinds is None:
+            append(int(m[1]))
+            append(int(m[2]))
+        else:
+            kinds.append(m[1] == "swap")
+            append(int(m[2]))
+            append(int(m[3]))
+        pos = m.end()
+        if m.group(m.lastindex) == "]":
+            break
+    return (Pairs(flat) if kinds is None else OpArray(kinds, flat)), pos
+
+
+def decode_request_text(text: str) -> object:
+    """A request line's value: the compact reader for a long line (when it
+    takes the line), else the strict one."""
+    if len(text) >= COMPACT_FROM:
+        obj = decode_compact(text)
+        if obj is not None:
+            return obj
+    return decode_text(text)
+
+
+def _write_answer(out: TextIO, answer: dict, obj: object) -> None:
+    """One answer line, ``json.dumps({"id": id, **answer})`` when the
+    request has an "id", byte for byte, written in pieces: a 50 MB id is
+    not copied into one more string per concatenation."""
+    if isinstance(obj, dict) and "id" in obj:
+        if answer and "id" not in answer:
+            out.write('{"id": ')
+            out.write(json.dumps(obj["id"]))
+            out.write(", ")
+            out.write(json.dumps(answer)[1:])
+            out.write("\n")
+            return
+        answer = {"id": obj["id"], **answer}
+    out.write(json.dumps(answer))
+    out.write("\n")
+
+
 def serve(
     stream: BinaryIO,
     out: TextIO,
@@ -162,12 +285,22 @@ def serve(
     1 if any answer was wrong, else 2 if any line was bad, else 0.
     """
     wrong = bad = False
-    for lineno, raw in enumerate(stream, 1):
-        if not raw.strip():
+    lineno = 0
+    while True:
+        # readline, not enumerate: enumerate's reused result tuple would
+        # keep the last line alive while the next one is read and served
+        raw = stream.readline()
+        if not raw:
+            break
+        lineno += 1
+        if raw.isspace():
             continue
         obj = None
         try:
-            obj = decode_line(raw)
+            text = decode_utf8(raw)
+            del raw  # the bytes are not needed once decoded: a huge line is held once
+            obj = decode_request_text(text)
+            del text
             answer, status = handle(obj)
         except PreconditionError as e:
             answer, status = {"error": f"line {lineno}: {e}"}, EXIT_BAD_INPUT
@@ -177,12 +310,11 @@ def serve(
             answer = {"error": f"line {lineno}: internal error {type(e).__name__}: {e} "
                       "(please report this request)"}
             status = EXIT_BAD_INPUT
-        if isinstance(obj, dict) and "id" in obj:
-            answer = {"id": obj["id"], **answer}
         wrong |= status == EXIT_WRONG
         bad |= status == EXIT_BAD_INPUT
-        out.write(json.dumps(answer) + "\n")
+        _write_answer(out, answer, obj)
         out.flush()
+        raw = text = obj = answer = None  # not kept while the next line is read
     return EXIT_WRONG if wrong else EXIT_BAD_INPUT if bad else EXIT_OK
 
 
