@@ -133,7 +133,9 @@ MUTANTS: list[Mutant] = [
 #: popq dst``, and keeps r10 (kScratchRegister) and xmm15 (kScratchDoubleReg)
 #: free for everything else.  Written here, not copied: the reference
 #: resolver with a one-word slot-to-slot mov allowed, each such mov lowered
-#: to push/pop.  Run it with ``--temps r10,xmm15`` (its scratch registers).
+#: to push/pop.  Run it on V8's profile, ``--machine v8-x64``
+#: (``verified/data/profiles/v8-x64.json``: r10 and xmm15 its scratch, the
+#: temps; rsp, rbp, r13, r14 reserved; push/pop of GPRs and word slots).
 V8_X64 = _resolve(
     "v8_x64",
     """
@@ -159,7 +161,7 @@ V8_X64 = _resolve(
     """,
     "not a bug: V8's x64 lowering of slot-to-slot moves (pushq/popq), r10 and xmm15 "
     "as scratch",
-    "greedy", "x86-64")
+    "greedy", "v8-x64")
 
 #: the V8 client with a planted unbalanced push: each slot-to-slot copy
 #: pushes its word twice and pops it once (``v8_x64+push_twice``)
@@ -169,12 +171,90 @@ PUSH_TWICE = _resolve(
     "out += [_m.MPush(_mplace(b), b.typ)] * 2 + [_m.MPop(_mplace(a), a.typ)]",
     "a slot-to-slot copy pushes its word twice and pops it once: the stack is left "
     "unbalanced (the caller's stack pointer is off by a word per copy)",
-    "greedy", "x86-64")
+    "greedy", "v8-x64")
+
+#: V8's ARM code generator (src/compiler/backend/arm/code-generator-arm.cc,
+#: AssembleMove case kStackToStack) takes a slot-to-slot move as one gap move
+#: and lowers it through a VFP scratch: AcquireS (s28) for a word or a
+#: float32, AcquireD (d14) for a float64, AcquireQ (q7 = d14:d15 = s28..s31)
+#: for a Simd128 value (src/codegen/arm/assembler-arm.cc: the VFP scratch
+#: list d14, d15).  A cycle's value is parked in a scratch register too
+#: (MoveToTempLocation), so the gap resolver first reserves the scratch a
+#: pending stack-to-stack move will need (SetPendingMove: "Temporarily
+#: exclude the reserved scratch registers while we pick a location to
+#: resolve the cycle").  Written here, not copied: the reference resolver
+#: with a slot-to-slot mov of width 1, 2 or 4 allowed and lowered that way,
+#: its temporaries without the scratch the slot-to-slot moves need (the
+#: rest of q7 stays usable: a busy s28 leaves s29 and d15); where it finds no
+#: way, the reference resolver's own sequence.  Run it on V8's profile,
+#: ``--machine v8-arm`` (temps r12 and q7).
+V8_ARM = _resolve(
+    "v8_arm",
+    """
+    return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace, free)]
+    """,
+    """
+    base = frame
+    vfp = {1: "s28", 2: "d14", 4: "q7"}  # V8 ARM's VFP scratch by width: AcquireS/D/Q
+    whole = {p.name: p for p in base.places if p.typ is None}
+
+    def stack_to_stack(op) -> bool:  # one gap move, which AssembleMove lowers
+        kind, a, b = op
+        return (kind == "mov" and isinstance(b, Place) and a.kind == b.kind == "mem"
+                and len(a.units) == len(b.units) and len(a.units) in vfp and a.typ == b.typ)
+
+    def lower(op) -> list:
+        if not stack_to_stack(op) or base.legal(op):
+            return [to_mop(op)]
+        _, a, b = op
+        s = _m.Place((vfp[len(a.units)],))
+        return [_m.MMov(s, _mplace(b), a.typ), _m.MMov(_mplace(a), s, a.typ)]
+
+    def outside(t, busy) -> list:  # a temporary without the busy scratch: its other parts
+        if not set(t.units) & busy:
+            return [t]
+        return [q for p in t.parts for q in outside(p, busy)]
+
+    v8 = Frame(base.places, lambda op: stack_to_stack(op) or base.legal(op), base.cost,
+               base.scratch)
+    pending = {len(d.units) for d, s in moves if stack_to_stack(("mov", d, s))}
+    for _ in range(len(vfp) + 1):
+        # SetPendingMove: the scratch of the pending stack-to-stack moves parks nothing
+        busy = {u for w in pending for u in whole[vfp[w]].units}
+        parks = [q for t in temps for q in outside(t, busy)]
+        try:
+            ops = resolve_frame(v8, moves, parks, preserve, trace, free)
+        except Stuck:
+            break
+        used = {len(op[1].units) for op in ops if stack_to_stack(op) and not base.legal(op)}
+        if used <= pending:
+            return [x for op in ops for x in lower(op)]
+        pending |= used
+    return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace, free)]
+    """,
+    "not a bug: V8's ARM lowering of slot-to-slot moves through its VFP scratch "
+    "(s28, d14, q7), which no parked value may hold",
+    "greedy", "v8-arm")
+
+#: the V8 ARM client with a planted aliasing bug: SetPendingMove's Simd128
+#: case forgotten, so the Q scratch q7 that a pending Simd128 slot copy needs
+#: is not kept out of the cycle's temporaries; a cycle's value is parked in
+#: q7 or in one of its S registers (s28), and the Simd128 copy then writes
+#: q7 over it (``v8_arm+simd128_scratch_not_reserved``)
+SIMD128_NOT_RESERVED = _resolve(
+    "simd128_scratch_not_reserved",
+    "busy = {u for w in pending for u in whole[vfp[w]].units}",
+    "busy = {u for w in pending if w < 4 for u in whole[vfp[w]].units}  # (no Q case)",
+    "a q register (q7, the Q scratch of a Simd128 slot-to-slot move) is written while a "
+    "cycle's value is parked in it or in one of its s registers: the Simd128 case of "
+    "SetPendingMove is forgotten, so q7 stays among the cycle's temporary locations",
+    "greedy", "v8-arm")
 
 #: clients that pass (``tests/conform/test_conform_machines.py``)
-CLIENTS: list[Mutant] = [V8_X64]
+CLIENTS: list[Mutant] = [V8_X64, V8_ARM]
 
-#: the V8 client with its planted bug, caught as its own failure class
+#: the V8 clients with their planted bugs, each caught as its own failure class
 MUTANTS.append(combine(V8_X64, PUSH_TWICE))
+MUTANTS.append(combine(V8_ARM, SIMD128_NOT_RESERVED))
 
-BY_NAME = {m.name: m for m in MUTANTS + CLIENTS + [PUSH_TWICE]}
+BY_NAME = {m.name: m for m in MUTANTS + CLIENTS + [PUSH_TWICE, SIMD128_NOT_RESERVED]}

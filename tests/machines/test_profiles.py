@@ -157,8 +157,8 @@ def test_verified_machines_show_a_profile():
         "push": ["reg", "mem"], "pop": ["reg", "mem"],
         "types": {"i32": {"width": 1, "classes": ["gpr"], "stack": True},
                   "i64": {"width": 1, "classes": ["gpr"], "stack": True},
-                  "f32": {"width": 1, "classes": ["xmm"], "stack": True},
-                  "f64": {"width": 1, "classes": ["xmm"], "stack": True},
+                  "f32": {"width": 1, "classes": ["xmm", "gpr"], "stack": True},
+                  "f64": {"width": 1, "classes": ["xmm", "gpr"], "stack": True},
                   "v128": {"width": 2, "classes": ["xmm"], "stack": True}}}
     assert shown["source"].startswith(
         "profile v8-x64 (V8 TurboFan, x64 code generator and gap resolver) of the preset "
@@ -233,3 +233,23 @@ def test_docs_table_is_the_profiles():
                f"{', '.join(m.scratch)} | {', '.join(m.push) or 'none'} | "
                f"{', '.join(t.name for t in m.types)} |")
         assert row in text, row
+
+
+@pytest.mark.parametrize("name", M.PROFILES)
+def test_the_small_machine_of_each_profile_reaches_every_alias_relation(name):
+    """conform --machine PROFILE: the small machine (the profile's scratch as
+    the temps) has a register of every alias shape of the profile that no
+    reserved register overlaps, with its parts, and every slot width."""
+    from verified.cases import machines as G
+    full = M.preset(name)
+    small, temps = G.small_machine(full, temps=tuple(full.scratch))
+    assert temps == full.scratch
+    free = lambda m, r: not set(m.lookup(r).units) & m.reserved_units()  # noqa: E731
+    for c in full.classes:
+        want = {G.alias_shape(full, r) for r in c.registers if free(full, r)}
+        have = {G.alias_shape(small, r) for r in small.registers(c.name) if free(small, r)
+                and r not in temps}
+        assert want <= have, (c.name, want - have)
+    assert {g.width for g in full.stack} == {g.width for g in small.stack}
+    if name == "v8-arm":  # the Q scratch comes with its D and S parts
+        assert {"q7", "d14", "d15", "s28", "s29", "s30", "s31"} <= set(small.names())
