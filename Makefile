@@ -87,7 +87,7 @@ bench: $(STAMP)
 FAST_VENV  := .venv-fast
 FAST_BIN   := $(FAST_VENV)/bin
 FAST_STAMP := $(FAST_VENV)/.installed-stamp
-MYPY_PIN   := $(shell $(PYTHON) -c "import tomllib; print(tomllib.load(open('pyproject.toml', 'rb'))['tool']['verified']['mypyc']['mypy'])")
+MYPY_PIN    = $(shell $(PYTHON) -c "import tomllib; print(tomllib.load(open('pyproject.toml', 'rb'))['tool']['verified']['mypyc']['mypy'])")
 
 $(FAST_STAMP): pyproject.toml setup.py $(shell find verified -name '*.py')
 	$(PYTHON) -m venv $(FAST_VENV)

@@ -24,10 +24,16 @@ they are what the load of a shared machine does not change much.
   write-up's 3.8 ms, which is then not a same-run figure;
 * exhaustive checking (verified.tools.exhaustive) of shuf on n = 6
   (n = 7 long): the algorithm, its postcondition and the independent check.
+
+When the compiled build is present (`make fast`, docs/fast.md: .venv-fast
+built from this source tree), every row that runs our code is measured a
+second time with it, in the same run, marked [compiled], its ratio against
+the same anchor and against the interpreted row.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -46,6 +52,50 @@ TAPE = ROOT / "tests" / "data" / "ssra-bench-6362.tape"
 RUST_WRITE_UP_MS = 3.8
 LONG = os.environ.get("VERIFIED_BENCH_LONG") == "1"
 PY = sys.executable
+FAST_PY = ROOT / ".venv-fast" / "bin" / "python"
+
+
+@dataclasses.dataclass(frozen=True)
+class Build:
+    """Which install runs our side of a row: its Python, and the directory to
+    run it in (outside the source tree for the compiled one, so that the
+    installed package is imported)."""
+
+    label: str
+    python: str
+    cwd: "str | None" = None
+
+    def verified(self, *args: str) -> list[str]:
+        return [self.python, "-m", "verified.cli", *args]
+
+
+INTERPRETED = Build("", PY)
+#: interpreted figures by row, for the compiled rows' speed-up
+SEEN: dict[str, float] = {}
+
+
+def builds(tmp: Path) -> list[Build]:
+    """The interpreted build, and the compiled one when it is present and
+    built from this source tree."""
+    if not FAST_PY.exists():
+        print("   no compiled build (.venv-fast): `make fast` adds the [compiled] rows")
+        return [INTERPRETED]
+    from fast.agree import stale_sources
+    stale = stale_sources(FAST_PY.parent.parent, tmp)
+    if stale:
+        print(f"   .venv-fast was built from other source ({', '.join(stale[:3])}): "
+              f"`make fast` rebuilds it; no [compiled] rows")
+        return [INTERPRETED]
+    return [INTERPRETED, Build(" [compiled]", str(FAST_PY), str(tmp))]
+
+
+def versus(build: Build, key: str, figure: float) -> str:
+    """The compiled row's speed-up over the interpreted one (figures are
+    CPU seconds per unit of work: smaller is faster)."""
+    if not build.label:
+        SEEN[key] = figure
+        return ""
+    return f"; x{SEEN[key] / figure:.2f} faster than interpreted" if key in SEEN else ""
 
 
 def _children_cpu() -> float:
@@ -53,16 +103,16 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_cpu(argv: list[str], stdin: "bytes | Path | None" = None, codes: tuple = (0, 1)
-            ) -> tuple[float, float, bytes]:
+def run_cpu(argv: list[str], stdin: "bytes | Path | None" = None, codes: tuple = (0, 1),
+            cwd: "str | None" = None) -> tuple[float, float, bytes]:
     """Run a command to the end, its input bytes or a file: (CPU seconds of
     it and its children, wall seconds, stdout)."""
     c, t = _children_cpu(), time.perf_counter()
     if isinstance(stdin, Path):
         with open(stdin, "rb") as f:
-            p = subprocess.run(argv, stdin=f, capture_output=True)
+            p = subprocess.run(argv, stdin=f, capture_output=True, cwd=cwd)
     else:
-        p = subprocess.run(argv, input=stdin, capture_output=True)
+        p = subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd)
     wall, cpu = time.perf_counter() - t, _children_cpu() - c
     if p.returncode not in codes:
         raise SystemExit(f"{argv[:4]} failed ({p.returncode}): {p.stderr[-300:]!r}")
@@ -70,13 +120,13 @@ def run_cpu(argv: list[str], stdin: "bytes | Path | None" = None, codes: tuple =
 
 
 def best_cpu(argv: list[str], stdin: "bytes | Path | None" = None, repeats: int = 3,
-             codes: tuple = (0, 1)) -> float:
-    return min(run_cpu(argv, stdin, codes)[0] for _ in range(repeats))
+             codes: tuple = (0, 1), cwd: "str | None" = None) -> float:
+    return min(run_cpu(argv, stdin, codes, cwd)[0] for _ in range(repeats))
 
 
-def conform(cmd: str, *args: str) -> tuple[float, float, dict]:
-    cpu, wall, out = run_cpu([PY, "-m", "verified.cli", "conform", "--cmd", cmd, "--json",
-                              "--progress", "never", *args])
+def conform(cmd: str, *args: str, build: Build = INTERPRETED) -> tuple[float, float, dict]:
+    cpu, wall, out = run_cpu(build.verified("conform", "--cmd", cmd, "--json",
+                                            "--progress", "never", *args), cwd=build.cwd)
     return cpu, wall, json.loads(out)
 
 
@@ -102,7 +152,7 @@ def row(measure: str, ours: str, anchor: str, ratio: str) -> None:
     print(f"   {measure:44} | {ours:30} | {anchor:34} | {ratio}", flush=True)
 
 
-def conform_rows(client: str, tmp: Path) -> None:
+def conform_rows(client: str, tmp: Path, runs: list[Build]) -> None:
     for label, args in [
         ("conform n<=6, inline (-j 1)", ["--model", "swap", "--registers", "6", "--jobs", "1"]),
         ("conform n<=6, workers (default)", ["--model", "swap", "--registers", "6"]),
@@ -111,30 +161,35 @@ def conform_rows(client: str, tmp: Path) -> None:
     ]:
         reqs = requests_of(args, tmp / "requests.jsonl")
         alone = best_cpu([client], reqs)
-        cpu, wall, r = conform(client, *args)
-        assert r["exit"] == 0 and r["run"] == r["planned"], r
-        ours = max(cpu - alone, 1e-9)
-        row(label, f"{r['run'] / ours:,.0f} cases/CPU-s ({wall:.1f} s wall)",
-            f"client alone {r['run'] / max(alone, 1e-9):,.0f} answers/CPU-s",
-            f"x{ours / max(alone, 1e-9):.1f} the client's CPU")
+        for build in runs:
+            cpu, wall, r = conform(client, *args, build=build)
+            assert r["exit"] == 0 and r["run"] == r["planned"], r
+            ours = max(cpu - alone, 1e-9)
+            row(label + build.label, f"{r['run'] / ours:,.0f} cases/CPU-s ({wall:.1f} s wall)",
+                f"client alone {r['run'] / max(alone, 1e-9):,.0f} answers/CPU-s",
+                f"x{ours / max(alone, 1e-9):.1f} the client's CPU"
+                + versus(build, label, ours))
 
 
-def machine_rows(tmp: Path) -> None:
-    resolve = [PY, "-m", "verified.cli", "solve", "--algorithm", "resolve"]
+def machine_rows(tmp: Path, runs: list[Build]) -> None:
     k = "20000" if LONG else "2000"
     for label, args in [("conform --machine x86-64, exhaustive", ["--machine", "x86-64"]),
                         (f"conform --machine x86-64, random {int(k):,}",
                          ["--machine", "x86-64", "--random", k])]:
         reqs = requests_of(args, tmp / "requests.jsonl")
-        # exit 2: it declines (one error line) the cases it has no answer for
-        alone = best_cpu(resolve, reqs, repeats=1, codes=(0, 1, 2))
-        cpu, wall, r = conform(shlex.join(resolve), *args, "--timeout", "60")
-        row(label, f"{r['run'] / cpu:,.0f} cases/CPU-s ({r['cases_per_second']:,} cases/s)",
-            f"resolver alone {alone / cpu:.0%} of the run's CPU",
-            f"x{(cpu - alone) / max(alone, 1e-9):.2f} the resolver's CPU")
+        for build in runs:
+            resolve = build.verified("solve", "--algorithm", "resolve")
+            # exit 2: it declines (one error line) the cases it has no answer for
+            alone = best_cpu(resolve, reqs, repeats=1, codes=(0, 1, 2), cwd=build.cwd)
+            cpu, wall, r = conform(shlex.join(resolve), *args, "--timeout", "60", build=build)
+            row(label + build.label,
+                f"{r['run'] / cpu:,.0f} cases/CPU-s ({r['cases_per_second']:,} cases/s)",
+                f"resolver alone {alone / cpu:.0%} of the run's CPU",
+                f"x{(cpu - alone) / max(alone, 1e-9):.2f} the resolver's CPU"
+                + versus(build, label, cpu / r["run"]))
 
 
-def check_rows() -> None:
+def check_rows(runs: list[Build]) -> None:
     from bench.bench_machines import requests as machine_requests
     from verified import cases
     from verified.algorithms import solve
@@ -153,23 +208,29 @@ def check_rows() -> None:
     for label, data in (("verified check, register lines", register),
                         ("verified check, machine lines (x86-64)", machine)):
         n = data.count(b"\n")
-        ours = best_cpu([PY, "-m", "verified.cli", "check"], data)
         plain = best_cpu(loop, data)
-        row(label, f"{n / ours:,.0f} lines/CPU-s", f"json loop {n / plain:,.0f} lines/CPU-s",
-            f"x{ours / plain:.1f} the json loop's CPU")
+        for build in runs:
+            ours = best_cpu(build.verified("check"), data, cwd=build.cwd)
+            row(label + build.label, f"{n / ours:,.0f} lines/CPU-s",
+                f"json loop {n / plain:,.0f} lines/CPU-s",
+                f"x{ours / plain:.1f} the json loop's CPU" + versus(build, label, ours))
 
 
-def ssra_rows() -> None:
-    from verified import ssra
-    text = TAPE.read_text()
-    cpu = []
-    for _ in range(15):
-        c = time.process_time()
-        ssra.allocate(ssra.parse_tape(text), 24).text()
-        cpu.append(time.process_time() - c)
-    inproc = sorted(cpu)[len(cpu) // 2]
-    whole = best_cpu([PY, "-m", "verified.cli", "ssra", "alloc", "--registers", "24",
-                      str(TAPE)], repeats=5)
+#: parse + allocate + print in one process, 15 times: the median CPU seconds
+IN_PROCESS = f"""
+import sys, time
+from verified import ssra
+text = open({str(TAPE)!r}).read()
+cpu = []
+for _ in range(15):
+    c = time.process_time()
+    ssra.allocate(ssra.parse_tape(text), 24).text()
+    cpu.append(time.process_time() - c)
+print(sorted(cpu)[len(cpu) // 2])
+"""
+
+
+def ssra_rows(runs: list[Build]) -> None:
     rust_cmd = os.environ.get("SSRA_RUST")
     if rust_cmd:
         rust = best_cpu(shlex.split(rust_cmd.replace("{tape}", shlex.quote(str(TAPE)))),
@@ -178,19 +239,28 @@ def ssra_rows() -> None:
     else:
         rust = RUST_WRITE_UP_MS / 1e3
         anchor = f"Rust {RUST_WRITE_UP_MS} ms (write-up, NOT same-run)"
-    row("SSRA parse+alloc+print, N=24, in process", f"{inproc * 1e3:.1f} ms CPU", anchor,
-        f"x{inproc / rust:.1f} Rust")
-    row("SSRA, whole `verified ssra alloc` process", f"{whole * 1e3:.1f} ms CPU", anchor,
-        f"x{whole / rust:.1f} Rust")
+    for build in runs:
+        inproc = float(run_cpu([build.python, "-c", IN_PROCESS], cwd=build.cwd)[2])
+        whole = best_cpu(build.verified("ssra", "alloc", "--registers", "24", str(TAPE)),
+                         repeats=5, cwd=build.cwd)
+        label = "SSRA parse+alloc+print, N=24, in process"
+        row(label + build.label, f"{inproc * 1e3:.1f} ms CPU", anchor,
+            f"x{inproc / rust:.1f} Rust" + versus(build, label, inproc))
+        label = "SSRA, whole `verified ssra alloc` process"
+        row(label + build.label, f"{whole * 1e3:.1f} ms CPU", anchor,
+            f"x{whole / rust:.1f} Rust" + versus(build, label, whole))
 
 
-def exhaustive_rows() -> None:
+def exhaustive_rows(runs: list[Build]) -> None:
     n = 7 if LONG else 6
-    argv = [PY, "-c", f"from verified.tools.exhaustive import check_all\n"
-            f"r = check_all('shuf', {n})\nassert r.failure_count == 0"]
-    cpu = best_cpu(argv, repeats=1)
-    row(f"exhaustive n = {n}, shuf", f"{cpu:.1f} s CPU ({n ** n / cpu:,.0f} maps/CPU-s)", "—",
-        "—")
+    label = f"exhaustive n = {n}, shuf"
+    for build in runs:
+        argv = [build.python, "-c", f"from verified.tools.exhaustive import check_all\n"
+                f"r = check_all('shuf', {n})\nassert r.failure_count == 0"]
+        cpu = best_cpu(argv, repeats=1, cwd=build.cwd)
+        speedup = versus(build, label, cpu).removeprefix("; ")
+        row(label + build.label, f"{cpu:.1f} s CPU ({n ** n / cpu:,.0f} maps/CPU-s)", "—",
+            speedup or "—")
 
 
 def main() -> None:
@@ -199,16 +269,17 @@ def main() -> None:
           + ("" if LONG else "; VERIFIED_BENCH_LONG=1 for the issue's full sizes"))
     print(f"   {'measure':44} | {'ours':30} | {'anchor (same run)':34} | ratio")
     with tempfile.TemporaryDirectory() as d:
+        runs = builds(Path(d))
         if cc is None:
             print("   no C compiler: the conform rows are skipped")
         else:
             exe = os.path.join(d, "shuf_client")
             subprocess.run([cc, "-O2", "-o", exe, str(SRC)], check=True)
-            conform_rows(exe, Path(d))
-        machine_rows(Path(d))
-    check_rows()
-    ssra_rows()
-    exhaustive_rows()
+            conform_rows(exe, Path(d), runs)
+        machine_rows(Path(d), runs)
+        check_rows(runs)
+        ssra_rows(runs)
+        exhaustive_rows(runs)
     print(f"   load average after: {os.getloadavg()[0]:.2f}")
 
 

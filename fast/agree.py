@@ -24,7 +24,8 @@ conform runs, for the test):
   (when a C compiler is found) exhaustive, ``--shapes`` and random; the
   order-dependent client (failures, shrinking) and the allocator client;
   only the report's wall-clock fields (``seconds``, ``cases_per_second``)
-  are left out of the comparison, and said so;
+  are left out of the comparison, and said so, and the progress line is
+  off (``--progress never``: it is drawn by the wall clock);
 * ``ssra alloc`` and ``ssra check`` of the two tapes in tests/data.
 
 Prints the count of runs and of output bytes and lines compared; exits 0
@@ -50,6 +51,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: wall-clock figures in a conform report: the only fields not compared
 TIMING_KEYS = ("seconds", "cases_per_second")
+#: conform's JSON report, without the progress line on stderr (paced by the
+#: wall clock: how far a run got when it was drawn, not what it answered)
+REPORT = ("--json", "--progress", "never")
 
 ALGORITHMS = {
     "temp": ["leroy", "leroy-iterative", "windmill", "mincopy"],
@@ -253,10 +257,10 @@ class Corpus:
         order = f"{py} {ROOT / 'tests/clients/order_client.py'}"
         ssra = f"{py} {ROOT / 'tests/clients/ssra_client.py'}"
         self.run(Run("conform-order", ("conform", "--cmd", order, "--model", "swap", "--shapes",
-                                       "--registers", "5", "--order", "shuffled", "--json"),
+                                       "--registers", "5", "--order", "shuffled", *REPORT),
                      report=True))
         self.run(Run("conform-ssra", ("conform", "--allocator", "--cmd", ssra, "--registers",
-                                      "3", "--json"), report=True))
+                                      "3", *REPORT), report=True))
         client = self.c_client()
         if client is None:
             print("  (no C compiler: the conform runs against the C client are skipped)")
@@ -267,7 +271,7 @@ class Corpus:
                             ("random", ("--random", "500" if self.quick else "5000",
                                         "--registers", "12"))]:
             self.run(Run(f"conform-c-{name}", ("conform", "--cmd", client, "--model", "swap",
-                                                *extra, "--json"), report=True))
+                                                *extra, *REPORT), report=True))
 
     def c_client(self) -> str | None:
         cc = shutil.which("cc") or shutil.which("gcc")
@@ -303,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="N = 4 and fewer, smaller conform runs (the test's corpus)")
     args = ap.parse_args(argv)
     registers = 4 if args.quick else args.registers
+    args.a, args.b = args.a.absolute(), args.b.absolute()  # the runs' cwd is elsewhere
     with tempfile.TemporaryDirectory(prefix="verified-agree-") as tmp:
         work = Path(tmp)
         modules = compiled_modules()
