@@ -14,8 +14,9 @@ Results (the ``result`` column of ``python -m proofs``):
 * ``vacuous``: the hypotheses are contradictory, or a named witness is
   unsatisfiable with them: the "proof" would hold of nothing, so the claim
   fails;
-* ``unknown``: a query (the goal, the vacuity check or a witness) timed out
-  or Z3 gave up: never counted as proved;
+* ``unknown``: a query (the goal, the vacuity check or a witness) ran out
+  of its budget (resource units, ``budgeted_solver``) or Z3 gave up: never
+  counted as proved;
 * ``enumerated``: every input up to the row's n was run and checked one by
   one (each check may be a Z3 proof), exhaustive but not symbolic;
 * ``tested``: random or sampled inputs only.
@@ -204,7 +205,8 @@ def prove(
       and so must every ``witnesses`` formula and (``branches``) every
       top-level ``Implies`` antecedent of ``goal``, each together with the
       hypotheses: an unsat one gives VACUOUS, a timed-out one UNKNOWN;
-    * UNKNOWN when the main query times out.
+    * UNKNOWN when the main query runs out of its budget (resource units,
+      or the wall-clock safety net).
     """
     ledger = timer if timer is not None else Ledger()
     hyps = list(hypotheses)
