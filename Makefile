@@ -38,7 +38,9 @@ proofs: $(STAMP)
 	$(BIN)/python -m proofs
 	$(BIN)/python -m proofs --mutants --quick
 
-## make crosshair: CrossHair over every public algorithm's contracts.
+## make crosshair: CrossHair over every public algorithm's contracts, the real
+## GREEDY / greedy_length and the SSRA allocator's 18 two-input states (each
+## family with planted twins; budgets in CPU s per condition: docs/proofs.md).
 crosshair: $(STAMP)
 	$(BIN)/python -m proofs.crosshair_run
 

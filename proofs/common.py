@@ -14,8 +14,9 @@ Results (the ``result`` column of ``python -m proofs``):
 * ``vacuous``: the hypotheses are contradictory, or a named witness is
   unsatisfiable with them: the "proof" would hold of nothing, so the claim
   fails;
-* ``unknown``: a query (the goal, the vacuity check or a witness) timed out
-  or Z3 gave up: never counted as proved;
+* ``unknown``: a query (the goal, the vacuity check or a witness) ran out
+  of its budget (resource units, ``budgeted_solver``) or Z3 gave up: never
+  counted as proved;
 * ``enumerated``: every input up to the row's n was run and checked one by
   one (each check may be a Z3 proof), exhaustive but not symbolic;
 * ``tested``: random or sampled inputs only.
@@ -36,6 +37,7 @@ genuine counterexample on 1..4 elements when it does not prove).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
@@ -51,6 +53,23 @@ NOT_APPLIED = "mutant could not apply"
 COUNTEREXAMPLE = REFUTED
 #: results that fail a claim expected to be proved / enumerated / tested
 FAILURES = (REFUTED, VACUOUS, UNKNOWN)
+
+#: Budgets.  A query's nominal budget (``timeout_ms`` below: 60 s unless a
+#: claim says otherwise) is spent as Z3 resource units, not seconds: Z3's
+#: ``rlimit`` counts the solver's elementary steps, so the same query gets
+#: the same verdict at any machine load (a wall-clock timeout made claims
+#: come out unknown at load 14 that were proved alone).  RLIMIT_PER_MS
+#: units per nominal millisecond; the wall clock is only a safety net,
+#: WALL_SLACK times the nominal budget.  Calibration (docs/proofs.md): the
+#: queries of ``python -m proofs`` use at most a fraction of their rlimit
+#: (``Ledger.rlimit_max``); PROOFS_RLIMIT_LOG=file logs every query's
+#: units, seconds and verdict.
+RLIMIT_PER_MS = 5_000
+WALL_SLACK = 20
+#: the safety net is never below a minute (a tiny budget, such as the
+#: harness rows' 20 ms, must run out of resource units, not of seconds)
+WALL_FLOOR_MS = 60_000
+_RLIMIT_LOG = os.environ.get("PROOFS_RLIMIT_LOG", "")
 
 
 @dataclass
@@ -68,10 +87,20 @@ class Ledger:
     enumerated: int = 0
     tested: int = 0
 
+    #: the most resource units (Z3's rlimit count) one query of this claim used
+    rlimit_max: int = 0
+
     def check(self, solver: z3.Solver, *assumptions) -> z3.CheckSatResult:
+        before = _rlimit_count(solver)
         t = time.perf_counter()
         r = solver.check(*assumptions)
-        self.seconds += time.perf_counter() - t
+        dt = time.perf_counter() - t
+        self.seconds += dt
+        used = _rlimit_count(solver) - before
+        self.rlimit_max = max(self.rlimit_max, used)
+        if _RLIMIT_LOG:
+            with open(_RLIMIT_LOG, "a") as f:
+                f.write(f"{used} {dt:.3f} {r} {solver.reason_unknown() if r == z3.unknown else ''}\n")
         return r
 
     def absorb(self, other: "Ledger") -> None:
@@ -83,6 +112,7 @@ class Ledger:
         self.vacuous += other.vacuous
         self.enumerated += other.enumerated
         self.tested += other.tested
+        self.rlimit_max = max(self.rlimit_max, other.rlimit_max)
 
     def record(self, result: str) -> str:
         self.counts[result] = self.counts.get(result, 0) + 1
@@ -104,18 +134,45 @@ class Ledger:
     def evidence(self) -> dict:
         return {"z3": dict(self.counts), "witnesses": list(self.witnesses),
                 "vacuous_witnesses": list(self.vacuous),
-                "enumerated": self.enumerated, "tested": self.tested}
+                "enumerated": self.enumerated, "tested": self.tested,
+                "rlimit_max": self.rlimit_max}
 
 
 Timer = Ledger
 
 
-def _solve(assertions: Sequence[z3.BoolRef], timeout_ms: int, ledger: Ledger,
-           rlimit: int | None = None) -> tuple[z3.CheckSatResult, z3.Solver]:
+def budgeted_solver(timeout_ms: int) -> z3.Solver:
+    """A solver with the budget of a query whose nominal budget is
+    ``timeout_ms``: Z3's resource limit ``rlimit = RLIMIT_PER_MS *
+    timeout_ms`` (deterministic: the verdict does not depend on the
+    machine's load) and a wall-clock safety net ``WALL_SLACK * timeout_ms``
+    (at least ``WALL_FLOOR_MS``) that only a machine that many times slower
+    than the calibration ever reaches.  Either one exhausted is ``unknown`` (never proved).  Every
+    solver of ``proofs/`` is made here (``_solve``, ``prove_all``,
+    ``decide_each``)."""
     s = z3.Solver()
-    s.set("timeout", max(1, int(timeout_ms)))
-    if rlimit:
-        s.set("rlimit", rlimit)
+    wall, rlimit = budget(timeout_ms)
+    s.set("timeout", wall)
+    s.set("rlimit", rlimit)
+    return s
+
+
+def budget(timeout_ms: int) -> tuple[int, int]:
+    """(wall-clock safety net in ms, rlimit) of a query whose nominal
+    budget is ``timeout_ms``."""
+    ms = max(1, int(timeout_ms))
+    return (max(ms * WALL_SLACK, WALL_FLOOR_MS),
+            min(ms * RLIMIT_PER_MS, 2**32 - 1))   # rlimit is an unsigned parameter
+
+
+def _rlimit_count(solver: z3.Solver) -> int:
+    st = solver.statistics()
+    return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0
+
+
+def _solve(assertions: Sequence[z3.BoolRef], timeout_ms: int,
+           ledger: Ledger) -> tuple[z3.CheckSatResult, z3.Solver]:
+    s = budgeted_solver(timeout_ms)
     s.add(*assertions)
     return ledger.check(s), s
 
@@ -148,7 +205,8 @@ def prove(
       and so must every ``witnesses`` formula and (``branches``) every
       top-level ``Implies`` antecedent of ``goal``, each together with the
       hypotheses: an unsat one gives VACUOUS, a timed-out one UNKNOWN;
-    * UNKNOWN when the main query times out.
+    * UNKNOWN when the main query runs out of its budget (resource units,
+      or the wall-clock safety net).
     """
     ledger = timer if timer is not None else Ledger()
     hyps = list(hypotheses)
@@ -202,8 +260,7 @@ def prove_all(
     hypotheses once, then each goal.  Stops at the first goal that is not
     proved; returns (result, that goal's label or "")."""
     hyps = list(hypotheses)
-    s = z3.Solver()
-    s.set("timeout", timeout_ms)
+    s = budgeted_solver(timeout_ms)
     s.add(*hyps)
     r = ledger.check(s)
     if r == z3.unsat:
@@ -233,8 +290,7 @@ def decide_each(
     refutation is an answer and not a failure (the semantics cross-check
     compares each verdict with Python's).  The hypotheses' vacuity check
     comes first: if they are unsatisfiable every verdict is VACUOUS."""
-    s = z3.Solver()
-    s.set("timeout", timeout_ms)
+    s = budgeted_solver(timeout_ms)
     s.add(*list(hypotheses))
     r = ledger.check(s)
     base = None if r == z3.sat else (VACUOUS if r == z3.unsat else UNKNOWN)
@@ -437,20 +493,28 @@ def pigeonhole(holes: int) -> list[z3.BoolRef]:
 # ---------------------------------------------------------------------------
 
 
+#: the nominal budget of the harness's "runs out of budget" queries: 20 ms,
+#: i.e. 100,000 resource units, where the pigeonhole query needs about 2.3
+#: million (measured: ``PROOFS_RLIMIT_LOG``): unknown at any load
+HARNESS_BUDGET_MS = 20
+
+
 def harness_claims() -> list[dict]:
     x = z3.Int("harness_x")
     rows = []
-    # a valid goal Z3 cannot show in 200 ms (no 10 pigeons in 9 holes):
-    # the main query times out, so the result is unknown
+    # a valid goal Z3 cannot show within a 20 ms budget (100,000 resource
+    # units; no 11 pigeons in 10 holes needs about 2.3 million): the main
+    # query runs out of budget, so the result is unknown
     led = Ledger()
-    prove(z3.Not(z3.And(*pigeonhole(9))), [], 200, led)
+    prove(z3.Not(z3.And(*pigeonhole(10))), [], HARNESS_BUDGET_MS, led)
     rows.append(row("harness: a proof whose main query times out is unknown, never "
                     "proved", "-", led, expect=UNKNOWN))
-    # hypotheses whose vacuity check cannot finish in 200 ms (pigeonhole
-    # 10 -> 9): the goal itself is trivially valid, so only the vacuity
-    # check stands between this and "proved"
+    # hypotheses whose vacuity check cannot finish within the same budget
+    # (pigeonhole 11 -> 10): the goal itself is trivially valid, so only
+    # the vacuity check stands between this and "proved"
     led = Ledger()
-    prove(z3.BoolVal(True), pigeonhole(9), 60_000, led, vacuity_timeout_ms=200)
+    prove(z3.BoolVal(True), pigeonhole(10), 60_000, led,
+          vacuity_timeout_ms=HARNESS_BUDGET_MS)
     rows.append(row("harness: a proof whose vacuity check times out is unknown, "
                     "never proved", "-", led, expect=UNKNOWN))
     led = Ledger()
@@ -465,7 +529,7 @@ def harness_claims() -> list[dict]:
     # one claim, three queries: two proved, one timed out
     led = Ledger()
     prove(x > 0, [x > 1], 60_000, led)
-    prove(z3.Not(z3.And(*pigeonhole(9))), [], 200, led)
+    prove(z3.Not(z3.And(*pigeonhole(10))), [], HARNESS_BUDGET_MS, led)
     prove(x > -1, [x > 1], 60_000, led)
     rows.append(row("harness: a ledger with proved queries and one unknown makes the "
                     "claim unknown, never proved", "-", led, expect=UNKNOWN))

@@ -48,11 +48,20 @@
    of the Python code switched off, so Z3 is the judge).  A mutant
    (``mutants/resolve.py``: swap_without_legality) gets a counterexample.
 
-A whole-algorithm proof for symbolic inputs is NOT done for this resolver.
+3. BOUNDED, symbolic requests (section 3 below): on the small machine
+   with a temporary register (5 units), for every request at once and
+   every INV state: progress of the greedy steps when a register is free,
+   the measure (unfinished, blocked) dropping at every step, INV at the
+   start and the contract at the end.  A whole-algorithm proof of the
+   Python code for symbolic inputs is NOT done: the code's choice among the
+   steps is checked by the enumerated rows (2.), states with no free
+   register, swaps, borrows and register pairs are not in the bounded
+   claims.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 
@@ -206,6 +215,290 @@ MUTANT_LEMMAS = [
 
 
 # ---------------------------------------------------------------------------
+# 3. Bounded, symbolic requests: the greedy steps' progress and measure on
+#    the small machine with a temporary register
+# ---------------------------------------------------------------------------
+#
+# The same state and invariant as the step lemmas (cur, goal, hg, imm; INV;
+# free_to_overwrite), on the finite units of the small machine "treg" of
+# tests/machines/resolve_cases.py: registers a, b and the temporary t, slots
+# m0, m1, the immediate 7; no swap, no slot-to-slot mov, constants into
+# registers only.  The REQUEST is symbolic: each of a, b, m0, m1 gets a source
+# (one of the four, the immediate, or none) and the contract is "all" or
+# "loops" (every one of the 6**4 x 2 requests at once); the STATE is any
+# assignment of values to the five units that satisfies INV (every state the
+# steps can reach does, by the lemmas above, and more).  The steps, each with
+# the machine's legality:
+#
+# * move d <- s (a pending d, s holding its goal, d free to overwrite; not
+#   slot <- slot), or through a free register r (mov r <- s; mov d <- r), a
+#   constant likewise (into a register directly, into a slot through r);
+# * park: a blocked d's value copied into a free register r.
+#
+# A register is *free* when it is unfinished and holds a constant or a
+# value no pending unit wants (a park into a register holding a copy of a
+# needed value can block that value's other holder: two such parks undo
+# each other, which the code detects and hands to the search).
+#
+# Claims (each a Z3 query over finite sorts: bounded to this machine, every
+# request and state of it):
+#
+# * progress: in every INV state with a pending unit and a free register
+#   some step applies (states with no free register are not covered: there
+#   the code borrows, swaps, parks into a copy or asks the search);
+# * measure: every step keeps INV and unfinishes no finished unit; a move
+#   finishes its d (unfinished units drop by one), a park leaves them and
+#   unblocks d without blocking r (blocked pending units drop by one): the
+#   pair (unfinished, blocked) drops lexicographically, so every run stops;
+# * init and final: INV holds at the start of every request, and a state
+#   with no pending unit meets the request's contract (each destination
+#   holds its source's value or the constant; under "all" every other
+#   location but t its own).
+#
+# So every maximal run of these steps implements every request of this
+# machine.  NOT covered: which step the Python code picks among those that
+# apply (the enumerated code rows check its outputs on every request), its
+# other steps (swaps, borrows, slots as parking places: the other machines,
+# where progress needs them and the greedy can get stuck, then the search
+# decides), register pairs, machines other than this one.
+
+TREG_UNITS = ("a", "b", "t", "m0", "m1")
+TREG_REGS = ("a", "b", "t")
+REQUEST_LOCS = ("a", "b", "m0", "m1")
+
+
+@functools.cache
+def _treg_sorts():
+    Uf, ue = z3.EnumSort("TregUnit", list(TREG_UNITS))
+    Vf, ve = z3.EnumSort("TregVal", [f"v_{u}" for u in TREG_UNITS] + ["v_imm7"])
+    return Uf, dict(zip(TREG_UNITS, ue)), Vf, dict(zip(TREG_UNITS, ve[:5])), ve[5]
+
+
+class _Finite:
+    """A symbolic request and state of the treg machine (finite sorts):
+    the fields of ``S`` over them, the request's own variables, and INV
+    and free_to_overwrite expanded over the five units."""
+
+    def __init__(self, tag: str = "") -> None:
+        Uf, self.u, Vf, self.val, self.imm7 = _treg_sorts()
+        self.units = [self.u[n] for n in TREG_UNITS]
+        self.regs = {self.u[n] for n in TREG_REGS}.__contains__
+        self.cur = z3.Const(f"fcur{tag}", z3.ArraySort(Uf, Vf))
+        # the request: src_of[d] (a value) when has_src[d]; "all" or "loops"
+        self.src_of = {n: z3.Const(f"src_{n}", Vf) for n in REQUEST_LOCS}
+        self.has_src = {n: z3.Bool(f"has_{n}") for n in REQUEST_LOCS}
+        self.all = z3.Bool("preserve_all")
+        self.hyps = [z3.Or(*[self.src_of[n] == v for v in
+                             [self.val[m] for m in REQUEST_LOCS] + [self.imm7]])
+                     for n in REQUEST_LOCS]
+
+    def hg(self, n: str):
+        return z3.BoolVal(False) if n == "t" else z3.Or(self.has_src[n], self.all)
+
+    def goal(self, n: str):
+        return self.val[n] if n == "t" else z3.If(self.has_src[n], self.src_of[n], self.val[n])
+
+    def is_imm(self, v):
+        return v == self.imm7
+
+    def fin(self, c, n):
+        return z3.And(self.hg(n), c[self.u[n]] == self.goal(n))
+
+    def pending(self, c, n):
+        return z3.And(self.hg(n), c[self.u[n]] != self.goal(n))
+
+    def held(self, c, v, but=None):
+        return z3.Or(*[c[self.u[w]] == v for w in TREG_UNITS if w != but])
+
+    def inv(self, c):
+        return z3.And(*[z3.Implies(z3.And(self.pending(c, n), z3.Not(self.is_imm(self.goal(n)))),
+                                   self.held(c, self.goal(n))) for n in TREG_UNITS])
+
+    def free(self, c, p):
+        """p's value is no pending unit's goal, or a constant (it can be
+        written again), or another unit holds it."""
+        return z3.Or(self.is_imm(c[self.u[p]]), z3.And(*[
+            z3.Implies(z3.And(self.pending(c, n), self.goal(n) == c[self.u[p]]),
+                       self.held(c, c[self.u[p]], but=p)) for n in TREG_UNITS]))
+
+    def dead(self, c, p):
+        """p holds a constant or a value no pending unit wants: writing p
+        touches no holder of a needed value."""
+        v = c[self.u[p]]
+        return z3.Or(self.is_imm(v), z3.And(*[z3.Not(z3.And(self.pending(c, n), self.goal(n) == v))
+                                              for n in TREG_UNITS]))
+
+    def blocked(self, c, d):
+        return z3.And(self.pending(c, d), z3.Not(self.free(c, d)))
+
+    def wanted(self, c):
+        """R: every unit holds its own original value or a value some unit
+        wants (the steps write nothing else: a move a goal, a park a
+        blocked, hence wanted, value)."""
+        return z3.And(*[z3.Or(c[self.u[n]] == self.val[n],
+                              *[z3.And(self.hg(m), c[self.u[n]] == self.goal(m))
+                                for m in TREG_UNITS])
+                        for n in TREG_UNITS])
+
+    def keeps(self, c, c2):
+        return z3.And(self.inv(c2), self.wanted(c2),
+                      *[z3.Implies(self.fin(c, n), self.fin(c2, n)) for n in TREG_UNITS])
+
+    def count(self, c, pred):
+        return z3.Sum(*[z3.If(pred(c, n), 1, 0) for n in TREG_UNITS])
+
+
+def treg_steps(F: _Finite, c, mutant: str | None = None):
+    """Every step of the repertoire as (name, guard, state after, the unit
+    it finishes or None for a park, the parked unit)."""
+    out = []
+    slot = lambda n: n not in TREG_REGS  # noqa: E731
+    for d in TREG_UNITS:
+        if d == "t":
+            continue
+        g = F.goal(d)
+        base = z3.And(F.pending(c, d), F.free(c, d))
+        # a constant: into a register directly, into a slot through r
+        if not slot(d):
+            out.append((f"imm {d}", z3.And(base, F.is_imm(g)), z3.Store(c, F.u[d], g), d))
+        for r in TREG_REGS:
+            if r == d:
+                continue
+            rfree = z3.And(z3.Not(F.fin(c, r)), F.dead(c, r))
+            if slot(d):
+                out.append((f"imm {d} via {r}", z3.And(base, F.is_imm(g), rfree),
+                            z3.Store(z3.Store(c, F.u[r], g), F.u[d], g), d))
+        for s in TREG_UNITS:
+            if s == d:
+                continue
+            has = z3.And(base, c[F.u[s]] == g)
+            if not (slot(d) and slot(s)):
+                out.append((f"mov {d} <- {s}", has, z3.Store(c, F.u[d], g), d))
+            else:
+                for r in TREG_REGS:
+                    rfree = z3.And(z3.Not(F.fin(c, r)), F.dead(c, r))
+                    out.append((f"mov {d} <- {s} via {r}", z3.And(has, rfree),
+                                z3.Store(z3.Store(c, F.u[r], g), F.u[d], g), d))
+        if mutant == "no_park":
+            continue
+        for r in TREG_REGS:
+            if r == d:
+                continue
+            guard = z3.And(F.blocked(c, d), z3.Not(F.fin(c, r)))
+            if mutant != "park_anywhere":
+                guard = z3.And(guard, F.dead(c, r))
+            out.append((f"park {d} in {r}", guard, z3.Store(c, F.u[r], c[F.u[d]]), None, d))
+    return out
+
+
+def treg_progress(ledger: Ledger, mutant: str | None = None, timeout_ms: int = 60_000) -> str:
+    """In every INV state of every request with a pending unit, some step
+    of the repertoire applies."""
+    F = _Finite()
+    c = F.cur
+    some_pending = z3.Or(*[F.pending(c, n) for n in TREG_UNITS])
+    goal = z3.Or(*[step[1] for step in treg_steps(F, c, mutant)])
+    # a register is free: unfinished and holding a constant or a value no
+    # pending unit wants (with none free the resolver borrows, swaps, parks
+    # into a copy or asks the search: not covered here)
+    free_reg = z3.Or(*[z3.And(z3.Not(F.fin(c, r)), F.dead(c, r)) for r in TREG_REGS])
+    hyp = F.hyps + [F.inv(c), F.wanted(c), some_pending, free_reg]
+    every_blocked = z3.And(*[z3.Implies(F.pending(c, n), F.blocked(c, n)) for n in TREG_UNITS])
+    witnesses = {
+        "every pending unit is blocked (only a park applies: a cycle)": every_blocked,
+        "a pending slot whose goal is held only by a slot (slot <- slot, through a register)":
+            z3.Or(*[z3.And(F.pending(c, d), F.has_src[d], F.src_of[d] == F.val[s],
+                           c[F.u[s]] == F.val[s],
+                           *[c[F.u[w]] != F.val[s] for w in TREG_UNITS if w != s])
+                    for d in ("m0", "m1") for s in ("m0", "m1") if d != s]),
+        "a pending slot whose goal is the constant (into a slot through a register)":
+            z3.Or(*[z3.And(F.pending(c, d), F.is_imm(F.goal(d))) for d in ("m0", "m1")]),
+        "the contract is all and a and b both have goals": z3.And(F.all, F.hg("a"), F.hg("b")),
+    }
+    return prove(goal, hyp, timeout_ms, ledger, witnesses=witnesses)[0]
+
+
+def treg_measure(ledger: Ledger, mutant: str | None = None, timeout_ms: int = 60_000) -> str:
+    """Every step keeps INV and unfinishes nothing; a move finishes its
+    unit, a park unblocks its unit and blocks nothing: (unfinished,
+    blocked) drops lexicographically."""
+    F = _Finite()
+    c = F.cur
+    results = []
+    unfinished = lambda st: F.count(st, F.pending)  # noqa: E731
+    blocked = lambda st: F.count(st, F.blocked)  # noqa: E731
+    for step in treg_steps(F, c, mutant):
+        name, guard, c2, finishes = step[:4]
+        if finishes is not None:
+            drop = z3.And(F.fin(c2, finishes), unfinished(c2) < unfinished(c))
+        else:
+            drop = z3.And(unfinished(c2) <= unfinished(c), blocked(c2) < blocked(c),
+                          z3.Not(F.blocked(c2, step[4])))
+        witnesses = {f"the step {name} applies": guard}
+        results.append(prove(z3.And(F.keeps(c, c2), drop),
+                             F.hyps + [F.inv(c), F.wanted(c), guard],
+                             timeout_ms, ledger, witnesses=witnesses)[0])
+    from .common import combine
+    return combine(results)
+
+
+def treg_init_final(ledger: Ledger, timeout_ms: int = 60_000) -> str:
+    """INV at the start (every unit holds its own value) of every request;
+    no pending unit => the request's contract."""
+    from .common import combine
+    F = _Finite()
+    init = F.cur
+    ident = z3.And(*[init[F.u[n]] == F.val[n] for n in TREG_UNITS])
+    r1 = prove(z3.And(F.inv(init), F.wanted(init)), F.hyps + [ident], timeout_ms, ledger)[0]
+    c = F.cur
+    done = z3.And(*[z3.Not(F.pending(c, n)) for n in TREG_UNITS])
+    contract = z3.And(*[z3.And(
+        z3.Implies(F.has_src[n], c[F.u[n]] == F.src_of[n]),
+        z3.Implies(z3.And(z3.Not(F.has_src[n]), F.all), c[F.u[n]] == F.val[n]))
+        for n in REQUEST_LOCS])
+    r2 = prove(contract, F.hyps + [done], timeout_ms, ledger, witnesses={
+        "some destination's source is another location": z3.Or(*[
+            z3.And(F.has_src[n], F.src_of[n] != F.val[n], F.src_of[n] != F.imm7)
+            for n in REQUEST_LOCS])})[0]
+    return combine([r1, r2])
+
+
+TREG_TEXT = ("the small machine 'treg' (registers a, b and the temporary t, slots m0, "
+             "m1, the immediate 7; no swap, no slot-to-slot mov, constants into registers "
+             "only), every request at once (symbolic: each of a, b, m0, m1 gets a source "
+             "among the four locations, 7 or none; contract all or loops) and every state "
+             "satisfying INV (finite Z3 sorts: bounded to this machine's 5 units; model: "
+             "the resolver's steps as a repertoire, the code's choice among them is the "
+             "enumerated rows')")
+TREG_LEMMAS = [
+    ("resolve progress (greedy steps, bounded): in every INV state with a pending unit "
+     "and a free register (unfinished, holding a constant or a value no pending unit "
+     "wants) some step applies: a move (direct, or through a free register for slot <- "
+     "slot and a constant into a slot) or a park of a blocked value in a free register "
+     "(with no free register the code borrows, swaps, parks into a copy or asks the "
+     "search: not covered); on "
+     + TREG_TEXT + "; witnesses: every pending unit blocked, slot <- slot, a constant "
+     "into a slot, contract all", lambda t: treg_progress(t)),
+    ("resolve measure (greedy steps, bounded): every step of that repertoire keeps INV and "
+     "unfinishes nothing; a move finishes its unit (unfinished units drop), a park "
+     "unblocks its unit and blocks nothing (blocked pending units drop): (unfinished, "
+     "blocked) drops lexicographically, so every run stops; on " + TREG_TEXT +
+     "; witnesses: each step applies somewhere", lambda t: treg_measure(t)),
+    ("resolve init and final (bounded): INV holds at the start of every request, and a "
+     "state with no pending unit meets the request's contract (with progress and the "
+     "measure: every maximal run of the steps implements every request); on " + TREG_TEXT,
+     lambda t: treg_init_final(t)),
+]
+TREG_MUTANTS = [
+    ("MUTANT no_park: progress without the park step (a cycle of pending units blocks "
+     "every move) [bounded, the treg machine]", lambda t: treg_progress(t, "no_park", 20_000)),
+    ("MUTANT park_anywhere: a park into a register whose value is still needed and held "
+     "nowhere else [bounded, the treg machine]",
+     lambda t: treg_measure(t, "park_anywhere", 20_000)),
+]
+
+
+# ---------------------------------------------------------------------------
 # 2. Bounded, inputs enumerated: every output judged by the Z3 semantics
 # ---------------------------------------------------------------------------
 
@@ -285,6 +578,14 @@ def claims(quick: bool = False) -> list[dict]:
         led = Ledger()
         run(led)
         rows.append(row(text, None, led, expect=REFUTED))
+    for text, run in TREG_LEMMAS:       # in --quick too: a few seconds
+        led = Ledger()
+        run(led)
+        rows.append(row(text, 5, led))
+    for text, run in TREG_MUTANTS:
+        led = Ledger()
+        run(led)
+        rows.append(row(text, 5, led, expect=REFUTED))
 
     from mutants.resolve import BY_NAME
     from tests.machines.resolve_cases import VARIANTS

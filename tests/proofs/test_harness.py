@@ -7,7 +7,8 @@ from __future__ import annotations
 import z3
 
 from proofs import __main__ as runner
-from proofs.common import (ENUMERATED, PROVED, REFUTED, TESTED, UNKNOWN, VACUOUS, Ledger,
+from proofs.common import (ENUMERATED, HARNESS_BUDGET_MS, PROVED, REFUTED, TESTED, UNKNOWN,
+                           VACUOUS, Ledger,
                            antecedents, evidence_problem, exists, mux, pigeonhole, prove,
                            prove_all, row)
 
@@ -24,9 +25,10 @@ def test_prove_proves_refutes_and_reports_contradictory_hypotheses_as_vacuous():
 def test_a_timed_out_vacuity_check_is_unknown_never_proved():
     led = Ledger()
     # the goal is trivially valid; only the (pigeonhole, hard) vacuity
-    # check stands between it and "proved", and it cannot finish in 100 ms
-    assert prove(z3.BoolVal(True), pigeonhole(9), 60_000, led,
-                 vacuity_timeout_ms=100)[0] == UNKNOWN
+    # check stands between it and "proved", and it cannot finish within
+    # its budget (resource units, so at any machine load)
+    assert prove(z3.BoolVal(True), pigeonhole(10), 60_000, led,
+                 vacuity_timeout_ms=HARNESS_BUDGET_MS)[0] == UNKNOWN
     assert led.result() == UNKNOWN
     # the same hypotheses with time to spare: contradictory, so vacuous
     assert prove(z3.BoolVal(True), pigeonhole(3))[0] == VACUOUS
@@ -163,3 +165,26 @@ def test_an_edit_near_a_mutants_text_is_a_verdict_not_a_crash(tmp_path):
     assert by["MUTANT proofs_leroy_loop_ghost"]["result"] == "mutant could not apply"
     assert by["MUTANT proofs_leroy_no_loop"]["result"] == REFUTED   # the others still ran
     assert "mutant could not apply: MUTANT proofs_leroy_loop_ghost" in out.stderr
+
+
+def test_budgets_are_resource_units_not_seconds():
+    """Every solver of proofs/ gets Z3's rlimit (deterministic: the same
+    query has the same verdict at any machine load) besides a wall-clock
+    safety net of at least a minute: a query needing about 122,000 units
+    (pigeonhole, 9 pigeons in 8 holes) is unknown with a budget of 50,000
+    and proved (here: vacuous hypotheses found) with 1,000,000, whatever
+    the load."""
+    from proofs import common
+
+    assert common.budget(10) == (common.WALL_FLOOR_MS, 10 * common.RLIMIT_PER_MS)
+    assert common.budget(60_000)[1] == 60_000 * common.RLIMIT_PER_MS
+    small = 50_000 // common.RLIMIT_PER_MS
+    led = Ledger()
+    assert prove(z3.BoolVal(True), pigeonhole(8), 60_000, led,
+                 vacuity_timeout_ms=small)[0] == UNKNOWN
+    assert 0 < led.rlimit_max <= 50_000 + 5_000
+    assert prove(z3.BoolVal(True), pigeonhole(8), 60_000, Ledger(),
+                 vacuity_timeout_ms=1_000_000 // common.RLIMIT_PER_MS)[0] == VACUOUS
+    # prove_all and decide_each use the same budgets
+    led = Ledger()
+    assert prove_all([(z3.BoolVal(True), "t")], pigeonhole(8), small, led)[0] == UNKNOWN
