@@ -85,6 +85,9 @@ class Memo:
     cost: dict = field(default_factory=dict)
     #: ``semantics.effects``: an operation -> its effects on the units
     effects: dict = field(default_factory=dict)
+    #: ``oracle.read_machine_sequence``: an operation's JSON whose operands
+    #: are names, as a tuple -> (the operation, why it is forbidden or None)
+    ops: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
