@@ -209,10 +209,10 @@ def _read_op(m: Machine, value: object) -> tuple[MOperation, str | None]:
     """One operation of a sequence and why the machine (or its profile)
     forbids it, or None; PreconditionError when it is not an operation.  An
     operation whose operands are all names (``["mov", "rax", "rcx"]``, the
-    usual case) is remembered by the machine (``Memo.ops``): a run's
+    usual case) is remembered by the machine (``Memo``): a run's
     answers repeat the same few hundred operations."""
     key = tuple(value) if type(value) is list and all(type(v) is str for v in value) else None
-    memo = m.memo.ops
+    memo = m.memo.table(_read_op)
     if key is not None:
         hit = memo.get(key)
         if hit is not None:
