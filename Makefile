@@ -23,9 +23,10 @@ PYTEST_JOBS ?= 0
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not huge"
 
-## make test-slow: the long exhaustive runs (n = 7 for every algorithm).
+## make test-slow: the long exhaustive runs (n = 7 for every algorithm);
+## PYTEST_JOBS spreads them over processes as for make test.
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m "slow and not huge"
+	$(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "slow and not huge"
 
 ## make test-huge: runs too long for `make verify` (permi: all 117,649 RTGs on 6 registers).
 test-huge: $(STAMP)

@@ -29,7 +29,7 @@ MODULES = tuple(f"{MACHINE}.{m}" for m in
 HOME = {"MachineMove": "oracle", "judge": "oracle", "_resolve_names": "description",
         "_single_illegal": "operations", "_immediate_illegal": "operations",
         "reserved_write": "operations",
-        "effects": "semantics", "Imm": "locations", "holds": "locations",
+        "_effects": "semantics", "Imm": "locations", "_holds": "locations",
         "_stack_illegal": "operations", "step": "semantics"}
 
 
@@ -63,7 +63,7 @@ MUTANTS = [
        "xchg between two stack slots passes (x86 has none)",
        {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]],
         "sequence": [["swap", "m0", "m1"]]}, z3="slot_swap_allowed"),
-    _m("list_moved_at_once", "effects",
+    _m("list_moved_at_once", "_effects",
        "    split = parts(m, op)", "    split = [op]",
        "a register pair is moved in one go, hiding the lost high half of a shifted pair",
        {"machine": "riscv64", "moves": [[["a1", "a2"], ["a0", "a1"]]],
@@ -115,7 +115,7 @@ MUTANTS = [
         "sequence": [["mov", "a0", {"imm": 5}], ["mov", "a1", {"imm": 5}]]},
        z3="imm_pieces_equal"),
     # typed values and immediates as bit patterns (round 3)
-    _m("typed_rest_kept", "effects",
+    _m("typed_rest_kept", "_effects",
        "                out.append((\"set\", [(u, UNDEFINED) for u in du[w:]]))",
        "                pass",
        "a typed mov keeps the rest of its destination: a borrowed xmm register saved "
@@ -123,13 +123,13 @@ MUTANTS = [
        {"machine": "x86-64", "moves": [["m0", "m1", "f64"]], "temps": ["mw0"],
         "sequence": [["mov", "mw0", "xmm15", "f64"], ["mov", "xmm15", "m1", "f64"],
                      ["mov", "m0", "xmm15", "f64"], ["mov", "xmm15", "mw0", "f64"]]}),
-    _m("type_width_ignored", "holds",
+    _m("type_width_ignored", "_holds",
        "    if w < t.width:", "    if False:",
        "a location narrower than the type holds it: a double is truncated into one "
        "32-bit core register",
        {"machine": "armv7-vfp", "moves": [["r0", "d1", "f64"]],
         "sequence": [["mov", "r0", "d1", "f64"]]}),
-    _m("type_classes_ignored", "holds",
+    _m("type_classes_ignored", "_holds",
        "        other = next((r for r in regs if r.cls not in t.classes), None)",
        "        other = None",
        "a register of a class the type does not list holds it: an i32 in a d register",

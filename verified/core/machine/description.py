@@ -71,28 +71,33 @@ UNDEFINED = "?"
 MEMO_LIMIT = 1 << 16
 
 
-@dataclass
 class Memo:
     """One machine's memo of pure functions of it (``locations``,
-    ``operations``, ``semantics``): a conform run asks the same few questions of the same
-    few dozen locations millions of times (issue 20: ``units`` and
-    ``parse_loc`` were 1.2M calls for about 60 locations).  Each table maps
-    an argument to the function's answer on this machine, never to an
-    error; a machine is immutable, so an answer never goes stale.  Held by
-    the machine itself, so there is no state shared between machines."""
+    ``operations``, ``semantics``, ``oracle``): a conform run asks the same
+    few questions of the same few dozen locations millions of times (issue
+    20: ``units`` and ``parse_loc`` were 1.2M calls for about 60
+    locations).  One table per function, keyed by the function object
+    itself, so that a fresh copy of a module (a mutant, ``mutants/``) never
+    reads the answers of the real one; each maps an argument to the
+    function's answer on this machine, never to an error.  A machine is
+    immutable, so an answer never goes stale; it is held by the machine
+    itself, so nothing is shared between machines, and a copy sent to
+    another process starts empty."""
 
-    #: ``parse_loc``: a name, or a tuple of names (a list) -> its ``Place``
-    locs: dict = field(default_factory=dict)
-    #: ``units``: a location's parts -> its units
-    units: dict = field(default_factory=dict)
-    #: ``holds``: (location, type) -> why it cannot hold it, or None
-    holds: dict = field(default_factory=dict)
-    #: ``illegal``: an operation -> why the machine lacks it, or None
-    illegal: dict = field(default_factory=dict)
-    #: ``op_cost``: an operation -> its cost
-    cost: dict = field(default_factory=dict)
-    #: ``semantics.effects``: an operation -> its effects on the units
-    effects: dict = field(default_factory=dict)
+    __slots__ = ("tables",)
+
+    def __init__(self) -> None:
+        self.tables: dict = {}
+
+    def table(self, fn: object) -> dict:
+        """The table of ``fn``'s answers (at most ``MEMO_LIMIT`` kept)."""
+        t = self.tables.get(fn)
+        if t is None:
+            t = self.tables[fn] = {}
+        return t
+
+    def __reduce__(self) -> tuple:
+        return (Memo, ())
 
 
 @dataclass(frozen=True)

@@ -70,8 +70,8 @@ def parse_loc(m: Machine, value: object, allow_imm: bool = True) -> MLoc:
     of names (all registers or all slots, pairwise disjoint), or
     ``{"imm": k}`` (a source only, when ``allow_imm``).  Raises
     PreconditionError naming the problem.  A name or list read once is
-    remembered by the machine (``Memo.locs``; an error never is)."""
-    memo = m.memo.locs
+    remembered by the machine (``Memo``; an error never is)."""
+    memo = m.memo.table(_parse_loc)
     if type(value) is str:
         loc = memo.get(value)
         if loc is None:
@@ -161,10 +161,10 @@ def width(m: Machine, loc: MLoc) -> int | None:
 
 def units(m: Machine, loc: MLoc) -> tuple[Unit, ...]:
     """The units of a location, low first (an immediate has none);
-    remembered by the machine (``Memo.units``)."""
+    remembered by the machine (``Memo``)."""
     if isinstance(loc, Imm):
         return ()
-    memo = m.memo.units
+    memo = m.memo.table(units)
     out = memo.get(loc.parts)
     if out is None:
         out = tuple(u for p in loc.parts for u in m.lookup(p).units)
@@ -202,8 +202,8 @@ def holds(m: Machine, loc: Place, t: ValueType) -> str | None:
     """Why ``loc`` cannot hold a value of type ``t``, or None when it can:
     registers of the type's classes (a list when one is too narrow) or a
     slot when the type may live on the stack, at least ``t.width`` wide.
-    Remembered by the machine (``Memo.holds``)."""
-    memo = m.memo.holds
+    Remembered by the machine (``Memo``)."""
+    memo = m.memo.table(_holds)
     key = (loc, t)
     if key in memo:
         return memo[key]

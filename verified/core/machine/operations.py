@@ -359,8 +359,8 @@ def illegal(m: Machine, op: MOperation) -> str | None:
     """Why ``op`` is not an operation of machine ``m`` (naming the op and
     what the machine lacks), or None when it is one.  A list operation is
     legal when each of its parts is.  Remembered by the machine
-    (``Memo.illegal``: a sequence repeats the same few operations)."""
-    memo = m.memo.illegal
+    (``Memo``: a sequence repeats the same few operations)."""
+    memo = m.memo.table(_illegal)
     if op in memo:
         return memo[op]
     reason = _illegal(m, op)
@@ -415,8 +415,8 @@ def reserved_write(m: Machine, op: MOperation) -> str | None:
 
 def op_cost(m: Machine, op: MOperation) -> int:
     """Cost of one (legal) operation: the sum over its parts of the price of
-    the part's class (``Cost``); remembered by the machine (``Memo.cost``)."""
-    memo = m.memo.cost
+    the part's class (``Cost``); remembered by the machine (``Memo``)."""
+    memo = m.memo.table(_op_cost)
     out = memo.get(op)
     if out is None:
         out = _op_cost(m, op)

@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 from ..oracle import Verdict, check_contract
 from ..semantics import PreconditionError
-from .description import UNDEFINED, Machine, Unit, Value, _short, machine
+from .description import MEMO_LIMIT, UNDEFINED, Machine, Unit, Value, _short, machine
 from .locations import Imm, MLoc, Place, holds, imm_fits, parse_loc, units, value_type, values, width
 from .operations import MOperation, cost, illegal, parse_op, reserved_write
 from .semantics import STACK, UNDERFLOW, MState, execute
@@ -195,15 +195,33 @@ def read_machine_sequence(m: Machine, raw: object) -> "list[MOperation] | Machin
     ops = []
     for i, value in enumerate(raw):
         try:
-            op = parse_op(m, value)
+            op, reason = _read_op(m, value)
         except PreconditionError as e:
             return MachineVerdict(False, len(raw), reason=f"operation #{i}: {e}", op_index=i)
-        reason = illegal(m, op) or reserved_write(m, op)
         if reason is not None:
             return MachineVerdict(False, len(raw), op_index=i,
                                   reason=f"operation #{i}: {reason}")
         ops.append(op)
     return ops
+
+
+def _read_op(m: Machine, value: object) -> tuple[MOperation, str | None]:
+    """One operation of a sequence and why the machine (or its profile)
+    forbids it, or None; PreconditionError when it is not an operation.  An
+    operation whose operands are all names (``["mov", "rax", "rcx"]``, the
+    usual case) is remembered by the machine (``Memo``): a run's
+    answers repeat the same few hundred operations."""
+    key = tuple(value) if type(value) is list and all(type(v) is str for v in value) else None
+    memo = m.memo.table(_read_op)
+    if key is not None:
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+    op = parse_op(m, value)
+    out = (op, illegal(m, op) or reserved_write(m, op))
+    if key is not None and len(memo) < MEMO_LIMIT:
+        memo[key] = out
+    return out
 
 
 def implements(mm: MachineMove, ops: Sequence[MOperation], preserve: str = "all") -> MachineVerdict:
@@ -252,6 +270,10 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
     if preserve == "all":
         dest = mm.written()
         temps = mm.temp_units()
+        # a unit the sequence never wrote is not in the state: it kept its
+        # value; only when some other unit changed, find the first in order
+        if all(v == u or u in dest or u in temps or u == STACK for u, v in state.items()):
+            return MachineVerdict(True, length, cost=total)
         for u in m.units():
             if u in dest or u in temps:
                 continue

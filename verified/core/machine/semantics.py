@@ -39,9 +39,9 @@ def effects(m: Machine, op: MOperation) -> list[Effect]:
     the rest of its destination(s) to ``UNDEFINED``; an immediate sets its
     pieces.  The operation must split (``parts``); legality is not checked
     here.  ``step`` and the optimum's search both run these (one semantics).
-    Remembered by the machine (``Memo.effects``): the list is shared, so a
+    Remembered by the machine (``Memo``): the list is shared, so a
     caller reads it and never changes it."""
-    memo = m.memo.effects
+    memo = m.memo.table(_effects)
     out = memo.get(op)
     if out is None:
         out = _effects(m, op)
