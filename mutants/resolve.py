@@ -76,9 +76,15 @@ OPTIMUM_MUTANTS = [
     Mutant("closed_form_forgets_bare_cycles", OPTIMUM, "    return c * (n + bare)",
            "    return c * n", "closed form T without the extra copy of a bare cycle",
            family="machine_optimum", entry="closed_form", scope="closed_form"),
+    Mutant("closed_form_ignores_swaps", OPTIMUM,
+           "    if c is None or _has_swap(m) or mm.types:",
+           "    if c is None or mm.types:",
+           "closed form T applied to a machine with swaps: a register swap through a "
+           "temporary priced 3 where one xchg costs 1 (issue 22)",
+           family="machine_optimum", entry="optimum", scope="closed_form"),
     Mutant("search_estimate_overshoots", OPTIMUM,
            "        return -(-wrong // widest) * cheapest", "        return wrong * 10 * cheapest",
            "the A* estimate is not admissible (each wrong unit priced ten operations): the search "
            "returns a cost above the optimum", family="machine_optimum", entry="search",
-           scope="_search"),
+           scope="search_sequence"),
 ]
