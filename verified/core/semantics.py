@@ -143,7 +143,9 @@ class ParallelMove:
     ``temps`` are locations outside the moves that a sequence may overwrite.
     """
 
-    moves: tuple[tuple[Location, Location], ...]
+    # a tuple, or compact Pairs for a huge request (core.compact): a Sequence,
+    # so the compiled build (docs/fast.md) takes both as the interpreted one does
+    moves: Sequence[tuple[Location, Location]]
     registers: int | None = None
     temps: tuple[Location, ...] = ()
     _source_of: Mapping[Location, Location] = field(
