@@ -524,3 +524,37 @@ def test_optimal_report_carries_the_smallest_case_of_each_gap(c_client):
             '           answer: {"sequence": [["mov", "t", 1], ["mov", 1, 0], '
             '["mov", 0, "t"], ["mov", 2, 1]]}\n'
             '           ours:   [["mov", 2, 0], ["mov", 0, 1], ["mov", 1, 2]]\n') in out
+
+
+# ---------------------------------------------------------------------------
+# --progress auto (the default) when stderr is not a terminal, as in every CI
+# ---------------------------------------------------------------------------
+
+
+def test_progress_auto_without_a_terminal_prints_every_10_seconds(monkeypatch):
+    """Every other test passes --progress never; the default (auto) with
+    stderr a pipe prints one line at most every 10 s of checking."""
+    import io
+    from verified.tools.conform import cli as conform_cli
+    err = io.StringIO()  # not a terminal
+    monkeypatch.setattr(sys, "stderr", err)
+    printer = conform_cli._progress_printer("auto")
+    assert printer is not None
+    for done, elapsed in ((1, 0.5), (2, 9.9), (3, 10.0), (4, 19.9), (5, 20.5)):
+        printer(done, 10, elapsed)
+    assert err.getvalue().splitlines() == [
+        conform_cli.progress_text(3, 10, 10.0),
+        conform_cli.progress_text(5, 10, 20.5),
+    ]
+    assert conform_cli._progress_printer("never") is None
+
+
+def test_the_default_progress_with_stderr_a_pipe_gives_the_same_report(c_client):
+    """A run with the default --progress (auto; stderr is a pipe here, as in
+    CI) exits and reports exactly as with --progress never."""
+    args = ("--cmd", str(c_client), "--model", "swap", "--registers", "3", "--exhaustive")
+    auto = verified("conform", *args, timeout=120)
+    assert "Traceback" not in auto.stderr and "internal error" not in auto.stderr, auto.stderr
+    never_code, never_text = conform_text(*args)
+    assert (auto.returncode, untimed(auto.stdout)) == (never_code, never_text) == (0, never_text)
+    assert all(line.startswith("conform: ") for line in auto.stderr.splitlines()), auto.stderr

@@ -145,6 +145,9 @@ def test_every_request_of_each_suite_is_valid(tmp_path):
             assert ct.decode(req) == case
             # the one shape: the whole machine as an object, in every mode
             assert req["machine"] == ct.machine.to_json()
+            # --preserve loops is said in every request (a client may not
+            # assume it); the default contract "all" is left out
+            assert req.get("preserve") == ("loops" if "loops" in args else None), req
             req["sequence"] = []
             lines.append(json.dumps(req))
         assert len(lines) == suite.planned
