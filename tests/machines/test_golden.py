@@ -277,3 +277,14 @@ def test_the_docs_quote_the_pinned_answers():
     for q in quoted:
         text = " ".join(q.split("; ...")[0].rstrip(" .").replace("...", "").split())
         assert any(text.replace('"', '\\"') in p or text in p for p in pinned), q
+
+
+@pytest.mark.parametrize("command", [("check",), ("solve", "-a", "resolve")])
+def test_a_machine_request_without_moves_is_bad_input(command):
+    """A machine request with no "moves" is bad input (exit 2, the message
+    says what to send), never an internal error (issue 22's mutation run)."""
+    from tests.support import verified
+    for line in ('{"machine": "x86-64"}', '{"machine": "x86-64", "sequence": []}'):
+        proc = verified(*command, input=line + "\n")
+        assert (proc.returncode, proc.stdout) == (
+            2, '{"error": "line 1: missing \\"moves\\": a list of [dst, src] pairs"}\n'), line

@@ -130,3 +130,33 @@ def test_the_allocator_invariant_holds_between_steps_and_can_fail():
     broken.allocations[tape.result] = broken.n + 5  # r0 says the result, it says memory
     with pytest.raises(AssertionError):
         broken.check_invariant()
+
+
+# ---------------------------------------------------------------------------
+# --strict with one operation more than the tape: a rejection, never a crash
+# (issue 22's mutation run: the strict check could crash instead)
+# ---------------------------------------------------------------------------
+
+STRICT_TAPE = "$0 = input()\n$1 = input()\n$2 = add($0, $1)\n$3 = mul($2, $0)\n"
+STRICT_PROGRAM = "r1 = input()\nr0 = input()\nr0 = add(r1, r0)\nr0 = mul(r0, r1)\n"
+
+
+@pytest.mark.parametrize("extra, verdict", [
+    ("r0 = mul(r0, r1)\n",
+     '{"ok": false, "line": 5, "reason": "mul($3, $0) is one operation more than '
+     'the tape\'s 4 live ones"}'),
+    ("r1 = input()\n",
+     '{"ok": false, "line": 5, "reason": "input() is one operation more than '
+     'the tape\'s 4 live ones"}'),
+])
+def test_strict_check_rejects_one_operation_more(tmp_path, extra, verdict):
+    from tests.support import verified
+    tape, program = tmp_path / "t.tape", tmp_path / "t.prog"
+    tape.write_text(STRICT_TAPE)
+    program.write_text(STRICT_PROGRAM)
+    assert ssra.allocate(ssra.parse_tape(STRICT_TAPE), 2).lines() == STRICT_PROGRAM.splitlines()
+    ok = verified("ssra", "check", str(tape), str(program), "--registers", "2", "--strict")
+    assert (ok.returncode, ok.stderr) == (0, "")
+    program.write_text(STRICT_PROGRAM + extra)
+    proc = verified("ssra", "check", str(tape), str(program), "--registers", "2", "--strict")
+    assert (proc.returncode, proc.stdout.strip(), proc.stderr) == (1, verdict, "")
