@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from importlib import resources
-from typing import Mapping
+from typing import Any, Callable, Hashable, Mapping
 
 from ..semantics import PreconditionError
 
@@ -96,8 +96,22 @@ class Memo:
             t = self.tables[fn] = {}
         return t
 
+    def ask(self, fn: Callable[..., Any], key: Hashable, *args: Any) -> Any:
+        """``fn(*args)``, remembered under ``key`` in ``fn``'s table (the one
+        shape of every memoised function of the machine package)."""
+        t = self.table(fn)
+        out = t.get(key, _MISSING)
+        if out is _MISSING:
+            out = fn(*args)
+            if len(t) < MEMO_LIMIT:
+                t[key] = out
+        return out
+
     def __reduce__(self) -> tuple:
         return (Memo, ())
+
+
+_MISSING = object()
 
 
 @dataclass(frozen=True)

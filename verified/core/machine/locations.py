@@ -203,14 +203,7 @@ def holds(m: Machine, loc: Place, t: ValueType) -> str | None:
     registers of the type's classes (a list when one is too narrow) or a
     slot when the type may live on the stack, at least ``t.width`` wide.
     Remembered by the machine (``Memo``)."""
-    memo = m.memo.table(_holds)
-    key = (loc, t)
-    if key in memo:
-        return memo[key]
-    reason = _holds(m, loc, t)
-    if len(memo) < MEMO_LIMIT:
-        memo[key] = reason
-    return reason
+    return m.memo.ask(_holds, (loc, t), m, loc, t)
 
 
 def _holds(m: Machine, loc: Place, t: ValueType) -> str | None:

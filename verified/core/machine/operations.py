@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Iterable, Union
 
 from ..semantics import PreconditionError
-from .description import MEMO_LIMIT, Machine, PairMove, ValueType, _short
+from .description import Machine, PairMove, ValueType, _short
 from .locations import (Imm, MLoc, Place, holds, imm_fits, kind, parse_loc, units, value_type,
                         width)
 
@@ -360,13 +360,7 @@ def illegal(m: Machine, op: MOperation) -> str | None:
     what the machine lacks), or None when it is one.  A list operation is
     legal when each of its parts is.  Remembered by the machine
     (``Memo``: a sequence repeats the same few operations)."""
-    memo = m.memo.table(_illegal)
-    if op in memo:
-        return memo[op]
-    reason = _illegal(m, op)
-    if len(memo) < MEMO_LIMIT:
-        memo[op] = reason
-    return reason
+    return m.memo.ask(_illegal, op, m, op)
 
 
 def _illegal(m: Machine, op: MOperation) -> str | None:
@@ -416,13 +410,7 @@ def reserved_write(m: Machine, op: MOperation) -> str | None:
 def op_cost(m: Machine, op: MOperation) -> int:
     """Cost of one (legal) operation: the sum over its parts of the price of
     the part's class (``Cost``); remembered by the machine (``Memo``)."""
-    memo = m.memo.table(_op_cost)
-    out = memo.get(op)
-    if out is None:
-        out = _op_cost(m, op)
-        if len(memo) < MEMO_LIMIT:
-            memo[op] = out
-    return out
+    return m.memo.ask(_op_cost, op, m, op)
 
 
 def _op_cost(m: Machine, op: MOperation) -> int:

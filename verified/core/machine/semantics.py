@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..semantics import PreconditionError
-from .description import MEMO_LIMIT, UNDEFINED, Machine
+from .description import UNDEFINED, Machine
 from .locations import Place, units
 from .operations import MMov, MOperation, MPop, MPush, parts, words
 
@@ -41,13 +41,7 @@ def effects(m: Machine, op: MOperation) -> list[Effect]:
     here.  ``step`` and the optimum's search both run these (one semantics).
     Remembered by the machine (``Memo``): the list is shared, so a
     caller reads it and never changes it."""
-    memo = m.memo.table(_effects)
-    out = memo.get(op)
-    if out is None:
-        out = _effects(m, op)
-        if len(memo) < MEMO_LIMIT:
-            memo[op] = out
-    return out
+    return m.memo.ask(_effects, op, m, op)
 
 
 def _effects(m: Machine, op: MOperation) -> list[Effect]:
