@@ -71,22 +71,10 @@ def parse_loc(m: Machine, value: object, allow_imm: bool = True) -> MLoc:
     ``{"imm": k}`` (a source only, when ``allow_imm``).  Raises
     PreconditionError naming the problem.  A name or list read once is
     remembered by the machine (``Memo``; an error never is)."""
-    memo = m.memo.table(_parse_loc)
     if type(value) is str:
-        loc = memo.get(value)
-        if loc is None:
-            loc = _parse_loc(m, value, allow_imm)
-            if len(memo) < MEMO_LIMIT:
-                memo[value] = loc
-        return loc
+        return m.memo.ask(_parse_loc, value, m, value, allow_imm)
     if type(value) is list and all(type(v) is str for v in value):
-        key = tuple(value)
-        loc = memo.get(key)
-        if loc is None:
-            loc = _parse_loc(m, value, allow_imm)
-            if len(memo) < MEMO_LIMIT:
-                memo[key] = loc
-        return loc
+        return m.memo.ask(_parse_loc, tuple(value), m, value, allow_imm)
     return _parse_loc(m, value, allow_imm)
 
 
