@@ -471,6 +471,29 @@ def run_lemma(lemma: Callable[[z3.SortRef, Ledger, int], str], sort: z3.SortRef,
     return UNKNOWN
 
 
+def enumerate_maps(top: int, judge: Callable[[list], list]) -> tuple[Ledger, str]:
+    """Every move of 1..top registers as a source map, judged by
+    ``judge(srcs)`` (a list of problems, empty when it agrees); stops at
+    the first problem.  The ledger counts the moves and records REFUTED
+    on a problem; the detail names the first one."""
+    import itertools
+
+    led, detail = Ledger(), ""
+    t0 = time.perf_counter()
+    for n in range(1, top + 1):
+        for srcs in itertools.product(range(n), repeat=n):
+            led.enumerated += 1
+            bad = judge(list(srcs))
+            if bad:
+                led.record(REFUTED)
+                detail = f"srcs={list(srcs)}: {bad[0]}"
+                break
+        if detail:
+            break
+    led.seconds = time.perf_counter() - t0
+    return led, detail
+
+
 def pigeonhole(holes: int) -> list[z3.BoolRef]:
     """A small unsatisfiable formula Z3 needs long to refute (pigeonhole:
     holes + 1 pigeons in ``holes`` holes); the harness's own tests use it

@@ -21,6 +21,7 @@ from verified.algorithms import windmill as _windmill
 from verified.algorithms.optimum import moves_plus_bare_cycles, moves_plus_cycles
 
 from .common import (ENUMERATED, PROVED, REFUTED, Ledger, as_int, combine, declared_range,
+                     enumerate_maps,
                      domain_query, mux, planted, prove, row, source_witnesses)
 from .semantics_z3 import exhaustive
 
@@ -115,30 +116,19 @@ def refinement_claims(top: int) -> list[dict]:
     """ENUMERATED: the real windmill and mincopy against the step system
     the symbolic rows prove (``windmill_agrees``, through their ``trace=``
     hooks) on every move of 1..top registers + 1 temporary."""
-    import itertools
-    import time
-
     from verified.algorithms import windmill as algos
     from verified.core.semantics import ParallelMove
 
     rows = []
     for name in ("windmill", "mincopy"):
         fn = getattr(algos, name)
-        led, detail = Ledger(), ""
-        t0 = time.perf_counter()
-        for n in range(1, top + 1):
-            for srcs in itertools.product(range(n), repeat=n):
-                steps: list = []
-                out = fn(ParallelMove.from_map(list(srcs), temps=[n]), trace=steps)
-                led.enumerated += 1
-                bad = windmill_agrees(list(srcs), steps, out, name == "mincopy")
-                if bad:
-                    led.record(REFUTED)
-                    detail = f"srcs={list(srcs)}: {bad[0]}"
-                    break
-            if detail:
-                break
-        led.seconds = time.perf_counter() - t0
+
+        def judge(srcs: list, fn=fn, name=name) -> list:
+            steps: list = []
+            out = fn(ParallelMove.from_map(srcs, temps=[len(srcs)]), trace=steps)
+            return windmill_agrees(srcs, steps, out, name == "mincopy")
+
+        led, detail = enumerate_maps(top, judge)
         rows.append(row(
             f"real {name} (code) == the step system of the symbolic rows, step by step "
             f"through its trace= hook (Python and Z3 invariants, the Z3 step named by each "

@@ -34,7 +34,7 @@ from verified.algorithms.optimum import optimum
 
 from .common import (COUNTEREXAMPLE, ENUMERATED, PROVED, REFUTED, Ledger, Timer, as_int,
                      combine, declared_range, domain_query, mux, planted, prove, row,
-                     run_lemma as _run_lemma, source_witnesses)
+                     enumerate_maps, run_lemma as _run_lemma, source_witnesses)
 from .semantics_z3 import exhaustive
 
 Loc = z3.DeclareSort("XLoc")
@@ -91,25 +91,14 @@ def refinement_claim(top: int) -> dict:
     """ENUMERATED: the real ``xchg`` against the model the symbolic rows
     prove (``agrees``, through its ``trace=`` hook) on every move of
     1..top registers."""
-    import itertools
-
     from verified.core.semantics import ParallelMove
 
-    led, detail = Ledger(), ""
-    t0 = time.perf_counter()
-    for n in range(1, top + 1):
-        for srcs in itertools.product(range(n), repeat=n):
-            steps: list = []
-            out = xchg.xchg(ParallelMove.from_map(list(srcs)), trace=steps)
-            led.enumerated += 1
-            bad = agrees(list(srcs), steps, out)
-            if bad:
-                led.record(REFUTED)
-                detail = f"srcs={list(srcs)}: {bad[0]}"
-                break
-        if detail:
-            break
-    led.seconds = time.perf_counter() - t0
+    def judge(srcs: list) -> list:
+        steps: list = []
+        out = xchg.xchg(ParallelMove.from_map(srcs), trace=steps)
+        return agrees(srcs, steps, out)
+
+    led, detail = enumerate_maps(top, judge)
     return row(f"real xchg (code) == the Z3 model of the symbolic rows, step by step through "
                f"its trace= hook (Python and Z3 invariant, ghost count, the Z3 step maps each "
                f"traced state to the next, the done state implements the move) on every move "
