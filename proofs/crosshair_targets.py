@@ -43,10 +43,18 @@ def within_bound(name: str, srcs: List[int], ops: list) -> bool:
 _RUNS: dict[str, Callable] = {}
 
 
-def _target(label: str, run: Callable, model: str, bounded_by: str | None) -> Callable:
+def _define(label: str, source: str) -> Callable:
     """Define ``label`` from generated source: CrossHair reads a contract
     from the function's source lines, so the source is registered with
     ``linecache`` under a file name of its own."""
+    filename = f"<crosshair target {label}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), globals())
+    return globals()[label]
+
+
+def _target(label: str, run: Callable, model: str, bounded_by: str | None) -> Callable:
+    """A target running the algorithm ``run`` on the move d <- srcs[d]."""
     _RUNS[label] = run
     bound = (f"\n    post: within_bound({bounded_by!r}, srcs, __return__)" if bounded_by else "")
     source = (
@@ -57,10 +65,7 @@ def _target(label: str, run: Callable, model: str, bounded_by: str | None) -> Ca
         f"{bound}\n"
         f'    """\n'
         f"    return [op.to_json() for op in _RUNS[{label!r}](move_of(srcs, {model!r}))]\n")
-    filename = f"<crosshair target {label}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), globals())
-    return globals()[label]
+    return _define(label, source)
 
 
 #: (target name, CrossHair must find a counterexample)
@@ -212,10 +217,7 @@ def _greedy_target(label: str, ns_key: str, ns) -> Callable:
         f"    post: greedy_contract_ok({ns_key!r}, succ, len(__return__))\n"
         f'    """\n'
         f"    return [op.to_json() for op in _RUNS[{label!r}](rtg_move(succ), 'loops')]\n")
-    filename = f"<crosshair target {label}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), globals())
-    return globals()[label]
+    return _define(label, source)
 
 
 #: the bounds of the signature targets: X <= 1, a2, a3 <= 3 (RTGs of up
@@ -246,10 +248,7 @@ def _signature_target(label: str, ns_key: str) -> Callable:
         f"    post: __return__ == len(greedy_steps_checked(rtg_of_signature(x, a2, a3)))\n"
         f'    """\n'
         f"    return _GREEDY_NS[{ns_key!r}].greedy_length((x, a2, a3))\n")
-    filename = f"<crosshair target {label}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), globals())
-    return globals()[label]
+    return _define(label, source)
 
 
 def greedy_steps_checked(succ: List[int]) -> list:
@@ -442,10 +441,7 @@ def _ssra_target(label: str, ns_key: str, state: str) -> Callable:
         f'    """\n'
         f"    return ssra_framed_check({ns_key!r}, {state!r}, n, place, fill, lru, "
         f"spares_reversed)\n")
-    filename = f"<crosshair target {label}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), globals())
-    return globals()[label]
+    return _define(label, source)
 
 
 #: the 18 two-input states (the 6 repeated-input SAME states of
