@@ -188,6 +188,11 @@ def _table(pm: ParallelMove, preserve: str, ops: list[Operation]) -> list[str]:
         rows.append([str(i), format_op(op), *(
             loc_name(value_of(state, c)) + ("*" if c in written else "") for c in cols)])
     rows.append(["", "must hold", *(must_hold(pm, preserve, c) for c in cols)])
+    return _aligned(rows)
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    """The table's rows as lines, each column as wide as its widest cell."""
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip()
             for r in rows]
@@ -390,9 +395,7 @@ def _machine_table(mm: M.MachineMove, preserve: str, ops: list, cols: list[str])
             state.get(u, u) + ("*" if u in written else "") for u in cols), *words])
     rows.append(["", "must hold", *(_unit_must_hold(mm, preserve, u) for u in cols),
                  *(["-"] if stack else [])])
-    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
-    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip()
-            for r in rows]
+    return _aligned(rows)
 
 
 def _unit_loss_line(loss: UnitLoss | None, verdict_ok: bool) -> str:
