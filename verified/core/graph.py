@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .compact import Pairs
 from .semantics import Location, ParallelMove
@@ -113,6 +113,7 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
     the first walk to enter a cycle closes it on itself.  A cycle is bare
     when each of its locations feeds exactly one move (its successor): a
     location feeding a second move roots a blade."""
+    number: Callable[[Location], int]
     if isinstance(pm.moves, Pairs):  # registers already: numbered by themselves
         size = max(pm.moves.values(), default=-1) + 1
         number = int

@@ -100,7 +100,7 @@ def check_contract(preserve: str) -> str:
     return preserve
 
 
-def read_sequence(raw: object) -> "list[Operation] | Verdict":
+def read_sequence(raw: object) -> "Sequence[Operation] | Verdict":
     """The operations of a JSON ``"sequence"``, or the verdict saying why it
     is not a sequence.  One rule (``docs/protocol.md``): anything wrong
     *inside* the sequence (an unknown or malformed operation, a perm of more
@@ -119,7 +119,7 @@ def read_sequence(raw: object) -> "list[Operation] | Verdict":
                 read(value)
             except PreconditionError as e:
                 return Verdict(False, len(raw), reason=f"operation #{i}: {e}", op_index=i)
-        return LazyOps(raw, read)  # type: ignore[return-value]
+        return LazyOps(raw, read)
     if not isinstance(raw, list):
         text = repr(raw)
         text = text if len(text) <= 80 else text[:80] + "..."
@@ -214,7 +214,7 @@ def _first_undeclared(pm: ParallelMove, ops: Sequence[Operation], model: str,
     raise AssertionError("_all_declared and _first_undeclared disagree")  # pragma: no cover
 
 
-def judge(pm: ParallelMove, state: dict, preserve: str = "all", length: int = 0) -> Verdict:
+def judge(pm: ParallelMove, state: State, preserve: str = "all", length: int = 0) -> Verdict:
     """Judge a final machine state (location -> symbolic value) against the
     contract: the first wrong location, destinations first in move order."""
     get = state.get
@@ -244,7 +244,7 @@ def judge(pm: ParallelMove, state: dict, preserve: str = "all", length: int = 0)
     return _correct(length)
 
 
-def _clobbered(pm: ParallelMove, state: dict) -> bool:
+def _clobbered(pm: ParallelMove, state: State) -> bool:
     """Does some written location of the register file that is not a
     destination hold another value than its own?"""
     source_of = pm.source_of

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence, TypeVar, Union, cast
 
-from .compact import DenseMap, Pairs
+from .compact import DenseMap, DenseState, Pairs
 
 # ---------------------------------------------------------------------------
 # Locations
@@ -166,9 +166,9 @@ class ParallelMove:
         # same checks below, over an array-backed source_of, and the Pairs
         # themselves kept as the moves (each pair checked to be a location)
         compact = isinstance(moves, Pairs)
-        pairs: list[tuple[Location, Location]] = []
+        listed: list[tuple[Location, Location]] = []
         source_of: "dict[Location, Location] | DenseMap" = (
-            DenseMap(_dense_size(moves)) if compact else {})
+            DenseMap(_dense_size(moves)) if isinstance(moves, Pairs) else {})
         for i, pair in enumerate(moves):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise PreconditionError(
@@ -182,11 +182,13 @@ class ParallelMove:
                     f"{loc_name(dst)} <- {loc_name(src)}; a parallel move "
                     f"needs distinct destinations"
                 )
-            source_of[dst] = src
+            # a DenseMap only ever gets registers (ints): Pairs hold nothing else
+            source_of[dst] = src  # type: ignore[index,assignment]
             if not compact:
-                pairs.append((dst, src))
-        if compact:
-            pairs = moves  # type: ignore[assignment]  # every value checked above
+                listed.append((dst, src))
+        # a Sequence, not a list: the compiled build checks the type it is told
+        pairs: Sequence[tuple[Location, Location]] = (
+            moves if isinstance(moves, Pairs) else tuple(listed))  # Pairs: every value checked above
         temp_list: list[Location] = []
         for t in temps:
             t = location(t)
@@ -229,8 +231,7 @@ class ParallelMove:
                         f"file r0..r{n - 1}; name a location outside "
                         f"it (e.g. {n} or \"t\")"
                     )
-        return ParallelMove(pairs if compact else tuple(pairs),  # type: ignore[arg-type]
-                            n, tuple(temp_list), source_of)
+        return ParallelMove(pairs, n, tuple(temp_list), source_of)
 
     @staticmethod
     def trusted(
@@ -260,10 +261,11 @@ class ParallelMove:
         return self._source_of
 
     @property
-    def non_loop_moves(self) -> tuple[tuple[Location, Location], ...]:
-        """The moves with ``dst != src``: the ones that do anything."""
+    def non_loop_moves(self) -> Sequence[tuple[Location, Location]]:
+        """The moves with ``dst != src``: the ones that do anything (a
+        tuple, or for a move in compact form its Pairs)."""
         if isinstance(self.moves, Pairs):
-            return self.moves.without_loops()  # type: ignore[return-value]
+            return self.moves.without_loops()
         return tuple((d, s) for d, s in self.moves if d != s)
 
     def locations(self) -> list[Location]:
@@ -514,8 +516,10 @@ def reads(op: Operation) -> tuple[Location, ...]:
 
 #: A machine state: location -> the symbolic value it holds.  A symbolic
 #: value is the *location whose original content it is*; locations absent
-#: from the mapping still hold their own original value.
-State = dict
+#: from the mapping still hold their own original value.  A dict, or for a
+#: huge request in compact form a ``compact.DenseState`` (the same reads
+#: and writes); the union keeps the compiled build from insisting on a dict.
+State = Union[dict, DenseState]
 
 
 def step(state: State, op: Operation) -> None:
