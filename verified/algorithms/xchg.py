@@ -33,9 +33,11 @@ movs), then each remaining cycle is unrolled with xchg, following alias.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import MutableMapping, MutableSet
 from dataclasses import dataclass
 from typing import Optional
 
+from ..core.compact import DenseSet, DenseState, OpLog, Pairs
 from ..core.semantics import Location, Mov, Operation, ParallelMove, Swap
 from .optimum import moves_minus_cycles
 from .registry import algorithm
@@ -128,19 +130,32 @@ def xchg(pm: ParallelMove, trace: Optional[list[Step]] = None) -> list[Operation
     recorded and the output is the same).
     """
     moves = pm.non_loop_moves
-    source_of = dict(moves)
-    edges: dict[Location, int] = {}
+    # dst -> src of every move (a self-move's entry is never looked up here)
+    source_of = pm.source_of
+    # The tables: dicts and a set, or for a huge request in compact form
+    # (core.compact: every location a register number) the same tables in
+    # arrays, a few bytes a register instead of about a hundred
+    edges: MutableMapping[Location, int]
+    alias: MutableMapping[Location, Location]
+    reader: MutableMapping[Location, Location]
+    pending: MutableSet[Location]
+    out: list[Operation]
+    if isinstance(moves, Pairs):
+        size = moves.bound()
+        edges, alias, reader = DenseState(size), DenseState(size), DenseState(size)
+        pending = DenseSet(size, (d for d, _ in moves))
+        out = OpLog({"mov": Mov, "swap": Swap})  # type: ignore[assignment]  # a list's stand-in
+    else:
+        edges, alias, reader = {}, {}, {}
+        pending = {d for d, _ in moves}
+        out = []
     for _, s in moves:
         edges[s] = edges.get(s, 0) + 1
-    alias: dict[Location, Location] = {}
 
     def where(v: Location) -> Location:
         return alias.get(v, v)
 
-    out: list[Operation] = []
-    pending = set(source_of)
     ready = deque(d for d, _ in moves if edges.get(d, 0) == 0)
-    reader: dict[Location, Location] = {}
 
     def note(label: str, at: Optional[Location] = None, d0: Optional[Location] = None) -> None:
         trace.append(Step(label, at, d0, frozenset(pending), tuple(ready), dict(edges),
@@ -160,7 +175,8 @@ def xchg(pm: ParallelMove, trace: Optional[list[Step]] = None) -> list[Operation
             note("kahn", d)
     # Only cycles remain: each pending destination is read by exactly one
     # pending move (its successor on the cycle).
-    reader = {source_of[d]: d for d in pending}
+    for d in pending:
+        reader[source_of[d]] = d
     if trace is not None:
         note("kahn_end")
     for d0, _ in moves:

@@ -16,15 +16,19 @@ unchanged over them; there is no second semantics here, only storage.
   numbers, each item the JSON list it was;
 * ``LazyOps``: the operations of a sequence already read, rebuilt from the
   sequence on each pass instead of kept;
+* ``OpLog``: an algorithm's output on a huge request, appended operation
+  by operation and kept as an ``OpArray`` (``algorithms.xchg``);
 * ``DenseMap``: a mapping register -> register (a move's ``source_of``);
 * ``DenseState``: a machine state (``semantics.State``) whose registers
-  0..n-1 live in an array, anything else in a dict.
+  0..n-1 live in an array, anything else in a dict; also the tables of an
+  algorithm on a huge request (xchg's ``edges``, ``alias``, ``reader``);
+* ``DenseSet``: a set of registers 0..n-1, a byte each (xchg's ``pending``).
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, MutableSet, Sequence
 from typing import Callable, Iterable, Iterator
 
 #: array type code of the flat storage: signed 64-bit
@@ -77,6 +81,11 @@ class Pairs(Sequence):
         """Every register named, dst and src, flat (a copy)."""
         return array(_CODE, self._flat)
 
+    def bound(self) -> int:
+        """One more than the largest register named (0 when empty): the
+        size of an array indexed by every register of the pairs."""
+        return max(self._flat) + 1 if self._flat else 0
+
     def without_loops(self) -> "Pairs":
         """The pairs with ``dst != src``, in order."""
         flat = array(_CODE)
@@ -114,6 +123,25 @@ class OpArray(Sequence):
             raise ValueError("OpArray needs two operands per kind")
         self._kinds = kinds
         self._flat = flat
+
+    @staticmethod
+    def empty() -> "OpArray":
+        return OpArray(bytearray(), array(_CODE))
+
+    def append(self, item: Sequence) -> None:
+        """Add ``(kind, a, b)``: kind "mov" or "swap", a and b register
+        numbers (anything else is refused, the arrays left unchanged)."""
+        kind, a, b = item
+        code = self.KINDS.index(kind)
+        if type(a) is not int or type(b) is not int:
+            raise TypeError(f"OpArray holds register numbers, not {item!r}")
+        self._flat.append(a)
+        try:
+            self._flat.append(b)
+        except OverflowError:
+            self._flat.pop()
+            raise
+        self._kinds.append(code)
 
     def __len__(self) -> int:
         return len(self._kinds)
@@ -165,6 +193,72 @@ class LazyOps(Sequence):
 
     def __iter__(self) -> Iterator:
         return map(self._read, self._raw)
+
+
+class OpLog(LazyOps):
+    """The operations an algorithm emits on a huge request, appended as
+    operation objects and kept only as their JSON form (``op.to_json()``,
+    ``["mov"|"swap", a, b]`` with register numbers) in an ``OpArray``:
+    17 bytes an operation instead of an object of about 200.  Read back,
+    ``["mov", a, b]`` is ``build["mov"](a, b)``, an equal operation built
+    on each pass; ``json()`` gives the JSON forms without building any."""
+
+    __slots__ = ()
+
+    def __init__(self, build: Mapping[str, Callable[[int, int], object]]) -> None:
+        def read(item: tuple) -> object:
+            return build[item[0]](item[1], item[2])
+
+        super().__init__(OpArray.empty(), read)  # type: ignore[arg-type]  # OpArray items
+
+    def append(self, op: object) -> None:
+        self._raw.append(op.to_json())  # type: ignore[attr-defined]
+
+    def json(self) -> Iterator[tuple]:
+        """Each operation's ``to_json()`` form, in order (as a tuple: the
+        same JSON)."""
+        return iter(self._raw)
+
+
+class DenseSet(MutableSet):
+    """A set of registers 0..size-1, one byte each (a set of a million
+    register numbers takes about 60 MB, this 1 MB).  Iterates in register
+    order, not insertion order."""
+
+    __slots__ = ("_marks", "_count")
+
+    def __init__(self, size: int, items: Iterable[int] = ()) -> None:
+        self._marks = bytearray(size)
+        self._count = 0
+        for item in items:
+            self.add(item)
+
+    def __contains__(self, key: object) -> bool:
+        marks = self._marks
+        return type(key) is int and 0 <= key < len(marks) and marks[key] == 1
+
+    def add(self, key: int) -> None:
+        if not (type(key) is int and 0 <= key < len(self._marks)):
+            raise ValueError(f"DenseSet holds registers 0..{len(self._marks) - 1}, not {key!r}")
+        if not self._marks[key]:
+            self._marks[key] = 1
+            self._count += 1
+
+    def discard(self, key: object) -> None:
+        marks = self._marks
+        if type(key) is int and 0 <= key < len(marks) and marks[key] == 1:
+            marks[key] = 0
+            self._count -= 1
+
+    def __iter__(self) -> Iterator[int]:
+        find = self._marks.find
+        key = find(1)
+        while key >= 0:
+            yield key
+            key = find(1, key + 1)
+
+    def __len__(self) -> int:
+        return self._count
 
 
 class DenseMap(Mapping):
@@ -219,7 +313,8 @@ class DenseState(MutableMapping):
     """A machine state (location -> symbolic value) for ``execute``:
     registers 0..size-1 holding register values in an array, every other
     location or value in a dict.  Reads like the dict it replaces: a
-    location never written is absent."""
+    location never written is absent.  The same storage serves any table
+    from registers to whole numbers >= 0 (xchg's counts and locations)."""
 
     __slots__ = ("_slots", "_other")
 
@@ -248,10 +343,14 @@ class DenseState(MutableMapping):
         return self._other.get(key, default)
 
     def __getitem__(self, key: object):
-        value = self.get(key, self)
-        if value is self:
-            raise KeyError(key)
-        return value
+        slots = self._slots  # get inlined: xchg's tables ask it per step
+        if type(key) is int and 0 <= key < len(slots):
+            value = slots[key]
+            if value >= 0:
+                return value
+            if value == _ABSENT:
+                raise KeyError(key)
+        return self._other[key]
 
     def __setitem__(self, key: object, value: object) -> None:
         slots = self._slots

@@ -30,7 +30,6 @@ from typing import Sequence
 from .compact import DenseState, LazyOps, OpArray, Pairs
 from .semantics import (
     CONTRACTS,
-    MAX_REGISTERS,
     MODELS,
     Location,
     Operation,
@@ -161,7 +160,13 @@ def _blank_state(pm: ParallelMove, ops: Sequence[Operation]) -> "State | None":
     a plain dict (None), or for a huge request in compact form an
     array-backed one over the register file."""
     if isinstance(pm.moves, Pairs) or isinstance(ops, LazyOps):
-        return DenseState(pm.registers if pm.registers is not None else MAX_REGISTERS)
+        if pm.registers is not None:
+            return DenseState(pm.registers)
+        # the file is what the moves name: an array up to their largest
+        # register (any other location, a temporary, lives in the dict)
+        named = pm.moves.bound() if isinstance(pm.moves, Pairs) else max(
+            (loc + 1 for pair in pm.moves for loc in pair if isinstance(loc, int)), default=0)
+        return DenseState(named)
     return None
 
 
@@ -288,7 +293,11 @@ def ensure(
         return
     verdict = implements(pm, ops, model, preserve)
     global _receipt
-    _receipt = (pm, tuple(ops), model, preserve, verdict)
+    # the receipt holds the operations themselves: not those of a huge
+    # request's output in compact form (LazyOps), which would be all its
+    # objects at once (rejudge then judges afresh)
+    _receipt = (None if isinstance(ops, LazyOps)
+                else (pm, tuple(ops), model, preserve, verdict))
     if not verdict.ok:
         raise PostconditionError(f"{algorithm} on {pm}: {verdict.reason}")
     if length is not None and len(ops) != length:

@@ -16,9 +16,10 @@ import sys
 
 from ..algorithms import ALGORITHMS, MACHINE, solve, solve_machine
 from ..algorithms.shuf import MAX_MOVES as SHUF_MAX_MOVES
+from ..core.compact import OpLog
 from ..core.exits import EXIT_OK
 from ..core.machine import MachineRequest
-from .wire import parse_any, serve_paths
+from .wire import Streamed, parse_any, serve_paths
 
 
 SOLVE_HELP = """\
@@ -70,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
             ops = solve_machine(args.algorithm, req.move, req.preserve)
         else:
             ops = solve(args.algorithm, req.pm, req.model, req.preserve)
+        if isinstance(ops, OpLog):
+            # a huge request's output in compact form (xchg): each operation's
+            # JSON made from the arrays as it is written, never all held
+            return {"sequence": Streamed(ops.json())}, EXIT_OK
         return {"sequence": [op.to_json() for op in ops]}, EXIT_OK
 
     return serve_paths(args.files, sys.stdout, handle, "solve")
