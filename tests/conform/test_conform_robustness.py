@@ -250,3 +250,49 @@ def test_a_huge_answer_is_reported_by_an_excerpt_its_size_and_hash(tmp_path):
     assert f["answer"].startswith('{"sequence": [["swap", 0, 0]')
     assert f" ... [{len(raw):,} bytes in all, SHA-256 {f['answer_sha256']}] ... " in f["answer"]
     assert "explain" not in json.loads(proc.stdout)["smallest_failure"]
+
+
+# -- memory of one huge answer line (issue 21: bounded by the line) ----------
+
+
+def _peak_bytes(fn) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_reader_holds_a_long_line_about_once(tmp_path):
+    """Pieces joined at the newline held the line twice (the 48 MB answer:
+    96 MB in the reader); the reader's buffer is now handed over as the
+    line."""
+    size = 8 << 20
+    data = b"z" * size + b"\nok\n"
+    got: list = []
+    peak = _peak_bytes(lambda: got.extend(_lines_read(tmp_path, data, 1 << 30)))
+    assert got == [data[:size], b"ok", None]
+    assert peak < 1.5 * size, peak / size
+
+
+def test_a_huge_garbage_answer_is_judged_without_copies_of_it():
+    """The garbage reason held the decoded text (in the traceback) and the
+    whole line's repr at once: 3 times the line; now about once (the
+    text), and the reason names the size in bytes."""
+    from verified.tools.conform import checker
+    from verified.tools.conform.moves import _LINE_MEMO, answer_ops
+
+    line = b"x" * (4 << 20)
+    peak = _peak_bytes(lambda: checker.decode_answer(line))
+    assert peak < 1.5 * len(line), peak / len(line)
+    why = checker.decode_answer(line)
+    assert why == ("answer is not JSON (line is not valid JSON: Expecting value at column 1): "
+                   "b'" + "x" * 298 + "... (4194304 bytes)")
+    # a line of at most 1,200 bytes: its whole repr clipped, as always
+    assert checker.clip_line(b"\x00" * 100) == checker.clip(repr(b"\x00" * 100))
+    # the answers' memo does not keep a huge line alive
+    assert answer_ops(line) is None and line not in _LINE_MEMO
+    assert answer_ops(b'{"sequence": []}') == [] and b'{"sequence": []}' in _LINE_MEMO

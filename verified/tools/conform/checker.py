@@ -141,6 +141,15 @@ def clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
 
+def clip_line(line: bytes, limit: int = 300) -> str:
+    """``clip(repr(line))``; for a line of more than ``4 * limit`` bytes
+    the repr of its first ``limit`` bytes, clipped, and its size in bytes
+    (the repr of a 48 MB line is 48 MB more)."""
+    if len(line) <= 4 * limit:
+        return clip(repr(line), limit)
+    return repr(line[:limit])[:limit] + f"... ({len(line)} bytes)"
+
+
 def decode_answer(line: bytes) -> "dict | str":
     """The answer object, or why the line is not one (a garbage reason).
     Decoded like a request (``wire.decode_line``): duplicate keys, NaN and
@@ -148,10 +157,13 @@ def decode_answer(line: bytes) -> "dict | str":
     try:
         obj = decode_line(line)
     except PreconditionError as e:
-        return f"answer is not JSON ({e}): {clip(repr(line))}"
-    if not isinstance(obj, dict):
-        return f"answer is not a JSON object: {clip(repr(line))}"
-    return obj
+        why = str(e)
+    else:
+        if not isinstance(obj, dict):
+            return f"answer is not a JSON object: {clip_line(line)}"
+        return obj
+    # outside the handler: its traceback, and the decoded text it holds, gone
+    return f"answer is not JSON ({why}): {clip_line(line)}"
 
 
 def classify(ct: CaseType, case: Any, line: bytes, optimal: bool) -> tuple[str, object]:
@@ -204,11 +216,11 @@ def _fields_problem(obj: dict, key: str, line: bytes) -> str:
     unknown = [k for k in obj if k not in fields]
     if unknown:
         return (f"answer has unknown field(s) {', '.join(json.dumps(k) for k in unknown)}; "
-                f"an answer has exactly one of {named}: {clip(repr(line))}")
+                f"an answer has exactly one of {named}: {clip_line(line)}")
     if obj:
         both = " and ".join(f'"{k}"' for k in obj)
-        return f"answer has both {both}; an answer has exactly one of {named}: {clip(repr(line))}"
-    return f"answer has none of {named}: {clip(repr(line))}"
+        return f"answer has both {both}; an answer has exactly one of {named}: {clip_line(line)}"
+    return f"answer has none of {named}: {clip_line(line)}"
 
 
 def number_free(text: str) -> str:

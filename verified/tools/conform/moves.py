@@ -87,6 +87,9 @@ def parse_sequence(seq: object) -> "list | Verdict":
 #: answer); bounded, emptied when full
 _LINE_MEMO: dict = {}
 _LINE_MEMO_SIZE = 1 << 16
+#: the longest line the memo keeps (a 48 MB garbage line was held there
+#: through the rest of the run, its replay alone included)
+_LINE_MEMO_MAX_LINE = 1 << 16
 
 
 def answer_ops(line: bytes) -> "list | None":
@@ -106,6 +109,8 @@ def answer_ops(line: bytes) -> "list | None":
     if type(obj) is dict and len(obj) == 1 and "sequence" in obj:
         parsed = parse_sequence(obj["sequence"])
         ops = parsed if type(parsed) is list else None
+    if len(line) > _LINE_MEMO_MAX_LINE:
+        return ops  # not kept: a huge line would stay alive in the memo
     if len(memo) >= _LINE_MEMO_SIZE:
         memo.clear()
     memo[line] = ops

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import io
 import os
 import queue
 import shlex
@@ -343,19 +344,21 @@ class Exchange:
         newline comes (joining at every read made a 16 MB line take
         minutes), and a line longer than ``max_line`` ends the reading."""
         fd = self.partner.proc.stdout.fileno()
-        head: list[bytes] = []  # the unfinished line, in pieces
+        # the unfinished line, ``size`` bytes: a BytesIO hands its buffer
+        # over as the line (getvalue), where joining pieces held it twice
+        head = io.BytesIO()
         size = 0
         try:
             while not self._stop.is_set():
-                data = os.read(fd, 1 << 20 if head else 1 << 16)
+                data = os.read(fd, 1 << 20 if size else 1 << 16)
                 if not data:
                     break
                 lines, start = [], 0
                 while (nl := data.find(b"\n", start)) >= 0:
                     line = data[start:nl]
-                    if head:
-                        head.append(line)
-                        line, head, size = b"".join(head), [], 0
+                    if size:
+                        head.write(line)
+                        line, head, size = head.getvalue(), io.BytesIO(), 0
                     start = nl + 1
                     if len(line) > self.max_line:
                         self._put_lines(lines)
@@ -365,14 +368,14 @@ class Exchange:
                         lines.append(line)
                 self._put_lines(lines)
                 if start < len(data):
-                    head.append(data[start:])
+                    head.write(data[start:] if start else data)
                     size += len(data) - start
                     if size > self.max_line:
                         self._put(Overlong(size, False))
                         return
         except OSError:
             pass
-        rest = b"".join(head)
+        rest = head.getvalue()
         if rest.strip():
             self._put(([rest], time.monotonic()))
         self._put(None)

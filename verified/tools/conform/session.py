@@ -31,7 +31,7 @@ from .checker import (
     ChunkResult,
     Tally,
     check_chunk,
-    clip,
+    clip_line,
 )
 from .partner import (
     DEFAULT_MAX_LINE,
@@ -395,7 +395,7 @@ class _Loop:
             "extra output",
             f"the program printed more answer lines than it was sent requests: line "
             f"#{self.received + 1} of its output came before request #{self.received + 1} "
-            f"was sent: {clip(repr(line))}")
+            f"was sent: {clip_line(line)}")
 
     def ended_early(self) -> None:
         code = self.ex.partner.wait(self.timeout)
