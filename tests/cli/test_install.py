@@ -7,6 +7,7 @@ are ``verified``, with its data files (presets, schemas)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -37,3 +38,50 @@ def test_pip_install_of_a_clone_gives_the_verified_command(tmp_path):
                            '"swap", "sequence": [["swap", 0, 1]]}\n', capture_output=True,
                            text=True, cwd=tmp_path)
     assert check.stdout == '{"ok": true, "length": 1, "optimal": 1}\n'
+
+
+#: where a user reads an install line: the docs, the kits' docs, the README,
+#: and what the commands print
+_READ_BY_USERS = ["README.md", "docs", "kits", "verified"]
+#: ``pip install`` of anything that looks like this project but is not its
+#: distribution: ``verified``, ``verified[extra]``, ``verified @ url`` (the
+#: index's ``verified`` is another project)
+_WRONG_NAME = re.compile(r"""pip install(?: -\S+)*\s+['"]?verified(?:\[|['"\s@]|$)""", re.M)
+
+
+def test_every_install_line_names_our_distribution():
+    """Issue 21, item 5: `pip install 'verified[cluster]'` (in the cluster
+    command's own error message, docs/conform.md and the README) installed
+    the unrelated project of that name."""
+    found = []
+    for top in _READ_BY_USERS:
+        paths = [ROOT / top] if (ROOT / top).is_file() else sorted(
+            p for p in (ROOT / top).rglob("*") if p.suffix in (".md", ".py", ".txt", ".h", ".rs"))
+        for path in paths:
+            for m in _WRONG_NAME.finditer(path.read_text(errors="replace")):
+                found.append(f"{path.relative_to(ROOT)}: {m.group(0)!r}")
+    assert found == []
+    assert _WRONG_NAME.search("pip install 'verified[cluster]'")
+    assert _WRONG_NAME.search('pip install -q "verified @ git+x"')
+    assert not _WRONG_NAME.search("pip install 'verified-parmove[cluster]'")
+
+
+def test_the_cluster_command_without_dask_names_the_extra_to_install(monkeypatch, capsys):
+    import builtins
+
+    from verified import cli
+
+    real_import = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name == "distributed" or name.startswith("distributed."):
+            raise ImportError("No module named 'distributed'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    monkeypatch.setattr(sys, "argv", ["verified", "conform", "cluster", "--shards", "2",
+                                      "--local", "1", "--", "--cmd", "true", "--model", "swap"])
+    assert cli.main() == 2
+    assert capsys.readouterr().err == (
+        "verified conform cluster: error: Dask distributed is not installed; "
+        "pip install 'verified-parmove[cluster]'\n")

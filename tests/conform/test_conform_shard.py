@@ -167,7 +167,7 @@ def test_the_text_report_says_which_shard_it_is(capsys, c_client):
 
 
 # ---------------------------------------------------------------------------
-# The cluster runner (verified[cluster])
+# The cluster runner (verified-parmove[cluster])
 # ---------------------------------------------------------------------------
 
 

@@ -1,5 +1,5 @@
 """``verified conform cluster``: one conform run fanned out over a Dask
-``distributed`` cluster (``pip install 'verified[cluster]'``) as N shards
+``distributed`` cluster (``pip install 'verified-parmove[cluster]'``) as N shards
 (``--shard I/N``), their reports merged (``merge.py``) into the report one
 run gives.
 
@@ -32,7 +32,7 @@ Runs `verified conform CONFORM-ARGS` as --shards N shards (--shard I/N) on a
 Dask distributed cluster, one task per shard, and prints the merged report
 (`verified conform merge`): the report of one run over every case, as JSON
 (--text: as conform prints it), with conform's exit status.  Needs the
-optional extra: pip install 'verified[cluster]'.  Every worker must have
+optional extra: pip install 'verified-parmove[cluster]'.  Every worker must have
 verified installed and the program under test at the same path.
 docs/conform.md, "Sharding", says how to start a cluster.
 
@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
         from distributed import Client, LocalCluster
     except ImportError:
         print("verified conform cluster: error: Dask distributed is not installed; "
-              "pip install 'verified[cluster]'", file=sys.stderr)
+              "pip install 'verified-parmove[cluster]'", file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.scheduler is not None:
         problem = _bad_address(args.scheduler)
