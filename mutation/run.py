@@ -134,7 +134,8 @@ def selected(modules: list[str], globs: list[str]) -> list[str]:
         return list(modules)
     for g in globs:
         if not any(fnmatch.fnmatch(m, g) for m in modules):
-            raise SystemExit(f"mutation: --modules {g} matches no module of verified/")
+            print(f"mutation: --modules {g} matches no module of verified/", file=sys.stderr)
+            raise SystemExit(2)
     return [m for m in modules if any(fnmatch.fnmatch(m, g) for g in globs)]
 
 
