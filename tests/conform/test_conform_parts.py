@@ -464,6 +464,45 @@ def test_a_checker_process_that_dies_is_an_internal_error_not_a_hang(c_client):
                         res.internal[0])
 
 
+def test_checker_processes_that_cannot_start_are_an_internal_error_not_swallowed(
+        c_client, monkeypatch, capsys):
+    """The second worker's fork is refused (EAGAIN: a process limit): the
+    first is killed, nothing is sent, and the run says why (an internal
+    error, exit 2, in the report) instead of dying with a misleading "cannot
+    use" line or going on with a pool short of a worker."""
+    import errno
+    import multiprocessing.context
+    from verified.cli import main
+
+    real_start = multiprocessing.context.ForkProcess.start
+    started = []
+
+    def start(self):
+        if started:
+            raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+        started.append(self)
+        real_start(self)
+
+    monkeypatch.setattr(multiprocessing.context.ForkProcess, "start", start)
+    suite = session.Suite(mv.MoveType("swap"), lambda: cases.exhaustive_cases(5), 8476,
+                          "every parallel move on 1..5 registers")
+    res = session.run_session([str(c_client)], suite, False, 10.0, jobs=2)
+    why = ("cannot start 2 checker processes (BlockingIOError: [Errno 11] Resource temporarily "
+           "unavailable); nothing was sent; --jobs 1 checks the answers inline")
+    assert res.internal == [why] and res.broken is None and res.checked == res.sent == 0
+    assert len(started) == 1
+    started[0].join(timeout=10)
+    assert started[0].exitcode == -signal.SIGKILL  # no worker left behind
+
+    started.clear()
+    code = main(["conform", "--cmd", str(c_client), "--model", "swap", "--registers", "5",
+                 "--exhaustive", "--jobs", "2", "--progress", "never", "--json"])
+    out = capsys.readouterr()
+    r = json.loads(out.out)
+    assert code == 2 and r["exit"] == 2 and r["internal_errors"] == [why] and r["run"] == 0
+    assert "Traceback" not in out.err
+
+
 # ---------------------------------------------------------------------------
 # Shape mode against an order-dependent resolver
 # ---------------------------------------------------------------------------

@@ -142,7 +142,13 @@ def run_session(
     res = Result(planned=suite.planned)
     t0 = time.monotonic()
     # forked before any thread of ours exists
-    pool = CheckerPool(jobs, ct, optimal) if jobs > 1 and suite.planned >= 4 * chunk else None
+    try:
+        pool = CheckerPool(jobs, ct, optimal) if jobs > 1 and suite.planned >= 4 * chunk else None
+    except OSError as e:  # fork refused (EAGAIN, ENOMEM): said, never swallowed
+        res.internal.append(f"cannot start {jobs} checker processes ({type(e).__name__}: {e}); "
+                            f"nothing was sent; --jobs 1 checks the answers inline")
+        res.seconds = time.monotonic() - t0
+        return res
     partner = Partner(argv)
     ex = None
     try:
