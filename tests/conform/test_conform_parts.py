@@ -361,11 +361,12 @@ class Exited(partner.Partner):
 TIMEOUT = 100.0  # far beyond the test's real run time: only the stamps decide
 
 
-def judged(arrivals, sent_at=0.0, written_at=0.0):
+def judged(arrivals, sent_at=0.0, written_at=0.0, after=()):
     """The session's main loop (``_Loop.run``) over the first
     ``len(arrivals)`` swap cases, sent in one block, the answer to case i
     (our reference answer, so right) read by the reader at ``arrivals[i]``
-    seconds after ``base``, and then the end of the program's output.  Every
+    seconds after ``base``, then the batches of lines ``after`` (read at
+    once), and then the end of the program's output.  Every
     answer is queued before the loop starts, so the loop takes each at once:
     how late an answer is says only its stamp, as when the loop was busy or
     descheduled while the deadline passed (the old code took such answers
@@ -383,6 +384,8 @@ def judged(arrivals, sent_at=0.0, written_at=0.0):
     for c, at in zip(some, arrivals):
         answer = json.dumps({"sequence": ct.reference(c)[0]}).encode()
         ex.answers.put(([answer], base + at))
+    for lines in after:
+        ex.answers.put((lines, base))
     ex.answers.put(None)
     res = session.Result(planned=len(some))
     session._Loop(ex, ct, False, TIMEOUT, None, res, 1024, None, base).run()
@@ -417,6 +420,15 @@ def test_each_answer_has_the_timeout_from_the_previous_answer():
     assert res.broken is not None and res.broken.kind == "timeout"
     assert (res.broken.index, res.broken.message) == (2, late_message(2))
     assert res.checked == 2
+
+
+def test_extra_lines_after_the_last_answer_name_the_first_of_them():
+    # both extra lines in one read (which a real pipe may or may not give)
+    res = judged([1.0], after=[[b"one more", b"and another"]])
+    assert res.checked == 1 and res.broken is not None and res.broken.kind == "extra output"
+    assert res.broken.message == (
+        "the program printed more answer lines than it was sent requests: line #2 of its "
+        "output came before request #2 was sent: b'one more'")
 
 
 def test_the_timeout_runs_from_the_write_not_from_before_it():
