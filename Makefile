@@ -52,9 +52,12 @@ verify: test test-slow proofs crosshair
 ## against its module's tests (mutation/tests.toml); kills per module, survivors'
 ## diffs in .mutation/seed-SEED/.  Not part of `make verify` (docs/mutation.md
 ## gives its time).  make mutation SEED=2 SAMPLE=150 BUDGET=3600
-SEED   ?= 1
-SAMPLE ?= 150
-BUDGET ?= 3600
+## MODULES='verified/core/machine/*.py verified/tools/conform/*.py' (space-
+## separated globs) samples only those files.
+SEED    ?= 1
+SAMPLE  ?= 150
+BUDGET  ?= 3600
+MODULES ?=
 MUTATION_STAMP := $(VENV)/.mutation-stamp
 
 $(MUTATION_STAMP): $(STAMP)
@@ -62,7 +65,8 @@ $(MUTATION_STAMP): $(STAMP)
 	touch $(MUTATION_STAMP)
 
 mutation: $(MUTATION_STAMP)
-	$(BIN)/python -m mutation --seed $(SEED) --sample $(SAMPLE) --budget $(BUDGET)
+	$(BIN)/python -m mutation --seed $(SEED) --sample $(SAMPLE) --budget $(BUDGET) \
+		$(foreach m,$(MODULES),--modules '$(m)')
 
 ## make fuzz: coverage-guided fuzzing (Atheris, the extra "fuzz") of every
 ## entry point that reads outside data (fuzz/targets.py), FUZZ_SECONDS each,

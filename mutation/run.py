@@ -126,15 +126,26 @@ def stale_equivalents(root: Path, entries: list[Equivalent], ops) -> list[Equiva
 # ---------------------------------------------------------------------------
 
 
+def selected(modules: list[str], globs: list[str]) -> list[str]:
+    """The modules matching one of ``globs`` (``--modules``; all when there
+    are none).  A glob that matches no module is a typo: refused, rather
+    than a sample silently drawn from the other globs only."""
+    if not globs:
+        return list(modules)
+    for g in globs:
+        if not any(fnmatch.fnmatch(m, g) for m in modules):
+            print(f"mutation: --modules {g} matches no module of verified/", file=sys.stderr)
+            raise SystemExit(2)
+    return [m for m in modules if any(fnmatch.fnmatch(m, g) for g in globs)]
+
+
 def draw_sample(root: Path, seed: int, size: int, ops, only: list[str]) -> tuple[list[engine.Mutant], int, int]:
     """``size`` mutants: places (file, span, operator family) drawn without
     replacement by a ``random.Random(seed)``, one operator variant per place,
     skipping variants that change nothing or do not compile.  Returns the
     mutants, the number of sites and the number of places."""
     all_sites = []
-    for module in engine.modules(root):
-        if only and not any(fnmatch.fnmatch(module, g) for g in only):
-            continue
+    for module in selected(engine.modules(root), only):
         all_sites += engine.sites(root, module, ops)
     by_place: dict[tuple, list[engine.Site]] = defaultdict(list)
     for s in all_sites:
@@ -261,6 +272,8 @@ def pct(a: int, b: int) -> str:
 def report(rows: list[Row], meta: dict) -> str:
     lines = [f"# make mutation: seed {meta['seed']}, sample {meta['sample']} "
              f"(of {meta['places']} places, {meta['sites']} sites)", ""]
+    if meta.get("modules"):
+        lines[-1:] = ["", "modules: " + ", ".join(f"`{g}`" for g in meta["modules"]), ""]
     lines.append("| module | sampled | killed | survived | equivalent | not run / error | score |")
     lines.append("|---|---|---|---|---|---|---|")
     by_module: dict[str, list[Row]] = defaultdict(list)
@@ -323,8 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sample", type=int, default=150, help="mutants to run (default 150)")
     p.add_argument("--budget", type=float, default=3600,
                    help="seconds; mutants not started by then are reported as not run")
-    p.add_argument("--modules", nargs="*", default=[], metavar="GLOB",
-                   help="only mutate these files (e.g. 'verified/core/*')")
+    p.add_argument("--modules", action="append", default=[], metavar="GLOB",
+                   help="only sample mutants of the files matching GLOB (relative to the "
+                        "repository, e.g. 'verified/core/machine/*.py'); repeatable")
     p.add_argument("--out", type=Path, default=None,
                    help="report directory (default .mutation/seed-SEED)")
     p.add_argument("--at", action="append", default=[], metavar="FILE:LINE[:OPERATOR]",
@@ -391,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
 
     meta = {"seed": args.seed, "sample": len(sample), "sites": n_sites, "places": n_places,
             "seconds": time.monotonic() - started, "baseline_seconds": baseline_seconds,
-            "stale": stale}
+            "stale": stale, "modules": [] if args.at else args.modules}
     text = report(rows, meta)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "report.md").write_text(text)

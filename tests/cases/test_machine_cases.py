@@ -137,3 +137,33 @@ def test_the_armv7_small_machine_has_each_alias_shape():
     assert "d16" not in aliases and "d16" in m.registers("d")
     assert aliases["q0"] == ("d0", "d1") and aliases["q8"] == ("d16", "d17")
     assert [g.width for g in m.stack] == [1, 2, 4]
+
+
+def test_a_class_given_no_registers_has_no_scratch_and_the_classes_after_it_do():
+    """``first_class=0``: the small machine of the other classes only, each
+    with its scratch register (the first class is skipped, not the end of
+    the scratch search)."""
+    for name, want in (("x86-64", ("xmm15",)), ("armv7-vfp", ("s31", "d31"))):
+        m, temps = G.small_machine(M.preset(name), first_class=0)
+        assert temps == want
+        assert M.preset(name).classes[0].name not in {c.name for c in m.classes}
+
+
+#: (moves, of which an immediate source) in the first 1,000 random typed
+#: cases of each preset, seed 5: one source in ten is the immediate where
+#: a class of the type takes one (about 8 to 10 % of all sources)
+RANDOM_TYPED_IMMEDIATES = {"x86-64": (6341, 547), "aarch64": (6451, 510),
+                           "riscv64": (6477, 647), "armv7-vfp": (6246, 532)}
+
+
+@pytest.mark.parametrize("name", M.PRESETS)
+def test_random_typed_cases_take_an_immediate_source_one_time_in_ten(name):
+    m = M.preset(name)
+    temps = tuple(getattr(m, "scratch", ())) or G.scratch_registers(m)
+    space = G.typed_space(m)
+    sites = G.typed_sites(m, space, temps)
+    cases = [c for _, c in zip(range(1000), G.random_typed_case_stream(m, sites, space, 5, name))]
+    moves = [mv for c in cases for mv in c.moves]
+    imms = sum(isinstance(mv[1], M.Imm) for mv in moves)
+    assert (len(moves), imms) == RANDOM_TYPED_IMMEDIATES[name]
+    assert 0.05 < imms / len(moves) < 0.11

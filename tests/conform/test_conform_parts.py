@@ -343,6 +343,109 @@ def test_a_program_exiting_before_the_writer_is_done_is_an_early_exit(monkeypatc
     assert res.broken.message.startswith("the program exited with status 0 after 1 of 75 answers")
 
 
+# ---------------------------------------------------------------------------
+# --timeout judged by when an answer was read, not when the loop took it
+# ---------------------------------------------------------------------------
+
+
+class Exited(partner.Partner):
+    """A program that has already exited with status 0 (never started)."""
+
+    def __init__(self):
+        super().__init__(["exited"])
+
+    def wait(self, timeout):
+        return 0
+
+
+TIMEOUT = 100.0  # far beyond the test's real run time: only the stamps decide
+
+
+def judged(arrivals, sent_at=0.0, written_at=0.0, after=()):
+    """The session's main loop (``_Loop.run``) over the first
+    ``len(arrivals)`` swap cases, sent in one block, the answer to case i
+    (our reference answer, so right) read by the reader at ``arrivals[i]``
+    seconds after ``base``, then the batches of lines ``after`` (read at
+    once), and then the end of the program's output.  Every
+    answer is queued before the loop starts, so the loop takes each at once:
+    how late an answer is says only its stamp, as when the loop was busy or
+    descheduled while the deadline passed (the old code took such answers
+    as in time: it looked at the clock only when the queue was empty)."""
+    ct = mv.MoveType("swap")
+    some = list(cases.exhaustive_cases(2))[:len(arrivals)]
+    base = time.monotonic()
+    block = partner.Block(0, [ct.encode(c) for c in some], [ct.pack(c) for c in some])
+    block.sent_at = base + sent_at
+    block.written_at = None if written_at is None else base + written_at
+    ex = partner.Exchange(Exited(), iter(()))  # its threads are never started
+    ex.sent.append(block)
+    ex.total, ex.exhausted = len(some), True
+    ex.finished.set()
+    for c, at in zip(some, arrivals):
+        answer = json.dumps({"sequence": ct.reference(c)[0]}).encode()
+        ex.answers.put(([answer], base + at))
+    for lines in after:
+        ex.answers.put((lines, base))
+    ex.answers.put(None)
+    res = session.Result(planned=len(some))
+    session._Loop(ex, ct, False, TIMEOUT, None, res, 1024, None, base).run()
+    return res
+
+
+def late_message(case: int) -> str:
+    return f"no answer to case #{case} within {TIMEOUT:g} s (the program hangs, or is far too slow)"
+
+
+def test_an_answer_read_after_the_timeout_is_a_timeout_however_soon_it_is_taken():
+    res = judged([TIMEOUT + 0.15])
+    assert res.broken is not None and res.broken.kind == "timeout"
+    assert (res.broken.index, res.broken.message) == (0, late_message(0))
+    assert res.checked == 0
+
+
+def test_answers_read_well_inside_the_timeout_are_taken():
+    res = judged([0.5 * TIMEOUT, 0.6 * TIMEOUT, 0.7 * TIMEOUT])
+    assert res.broken is None and res.notes == [] and res.internal == []
+    assert res.checked == 3 and dict(res.tally.counts) == {"ok": 3}
+
+
+def test_an_answer_read_exactly_at_its_deadline_is_in_time():
+    res = judged([TIMEOUT])
+    assert res.broken is None and res.checked == 1
+
+
+def test_each_answer_has_the_timeout_from_the_previous_answer():
+    # 0.9 T, then 0.9 T after it: in time; then T + 0.15 after that: late
+    res = judged([0.9 * TIMEOUT, 1.8 * TIMEOUT, 2.8 * TIMEOUT + 0.15])
+    assert res.broken is not None and res.broken.kind == "timeout"
+    assert (res.broken.index, res.broken.message) == (2, late_message(2))
+    assert res.checked == 2
+
+
+def test_extra_lines_after_the_last_answer_name_the_first_of_them():
+    # both extra lines in one read (which a real pipe may or may not give)
+    res = judged([1.0], after=[[b"one more", b"and another"]])
+    assert res.checked == 1 and res.broken is not None and res.broken.kind == "extra output"
+    assert res.broken.message == (
+        "the program printed more answer lines than it was sent requests: line #2 of its "
+        "output came before request #2 was sent: b'one more'")
+
+
+def test_the_timeout_runs_from_the_write_not_from_before_it():
+    # written 50 s after the session began (its generation took that long):
+    # an answer 0.9 T after the write is in time, 1.1 T after it is late
+    assert judged([50 + 0.9 * TIMEOUT], sent_at=50, written_at=50).broken is None
+    late = judged([50 + TIMEOUT + 0.15], sent_at=50, written_at=50).broken
+    assert late is not None and (late.kind, late.index) == ("timeout", 0)
+
+
+def test_while_its_block_is_still_being_written_the_timeout_runs_from_the_write_start():
+    # the program answered before the writer stamped the end of the write
+    assert judged([50 + 0.9 * TIMEOUT], sent_at=50, written_at=None).broken is None
+    late = judged([50 + TIMEOUT + 0.15], sent_at=50, written_at=None).broken
+    assert late is not None and (late.kind, late.index) == ("timeout", 0)
+
+
 class DyingSwap(mv.MoveType):
     """The swap case type whose judge kills the worker process it runs in
     (no fast path: every answer is judged)."""
@@ -371,6 +474,45 @@ def test_a_checker_process_that_dies_is_an_internal_error_not_a_hang(c_client):
     assert len(res.internal) == 1 and res.checked == 0
     assert re.fullmatch(r"checker process \d+ ended without answering \(exit code 3\)",
                         res.internal[0])
+
+
+def test_checker_processes_that_cannot_start_are_an_internal_error_not_swallowed(
+        c_client, monkeypatch, capsys):
+    """The second worker's fork is refused (EAGAIN: a process limit): the
+    first is killed, nothing is sent, and the run says why (an internal
+    error, exit 2, in the report) instead of dying with a misleading "cannot
+    use" line or going on with a pool short of a worker."""
+    import errno
+    import multiprocessing.context
+    from verified.cli import main
+
+    real_start = multiprocessing.context.ForkProcess.start
+    started = []
+
+    def start(self):
+        if started:
+            raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+        started.append(self)
+        real_start(self)
+
+    monkeypatch.setattr(multiprocessing.context.ForkProcess, "start", start)
+    suite = session.Suite(mv.MoveType("swap"), lambda: cases.exhaustive_cases(5), 8476,
+                          "every parallel move on 1..5 registers")
+    res = session.run_session([str(c_client)], suite, False, 10.0, jobs=2)
+    why = ("cannot start 2 checker processes (BlockingIOError: [Errno 11] Resource temporarily "
+           "unavailable); nothing was sent; --jobs 1 checks the answers inline")
+    assert res.internal == [why] and res.broken is None and res.checked == res.sent == 0
+    assert len(started) == 1
+    started[0].join(timeout=10)
+    assert started[0].exitcode == -signal.SIGKILL  # no worker left behind
+
+    started.clear()
+    code = main(["conform", "--cmd", str(c_client), "--model", "swap", "--registers", "5",
+                 "--exhaustive", "--jobs", "2", "--progress", "never", "--json"])
+    out = capsys.readouterr()
+    r = json.loads(out.out)
+    assert code == 2 and r["exit"] == 2 and r["internal_errors"] == [why] and r["run"] == 0
+    assert "Traceback" not in out.err
 
 
 # ---------------------------------------------------------------------------

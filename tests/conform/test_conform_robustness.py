@@ -195,6 +195,36 @@ def test_the_reader_stops_at_max_line(tmp_path):
     assert got[-1].size > 1000 and b"not read" not in got
 
 
+def _read_at_once(data: bytes, max_line: int) -> list:
+    """The reader (``Exchange._read``, run here, not on its thread) over a
+    pipe that already holds all of ``data`` and is closed: its first read
+    gets all of it, so which line passes ``max_line`` with or without its
+    newline does not depend on how the bytes arrive."""
+    import os
+    import types
+
+    r, w = os.pipe()
+    assert len(data) < 60_000  # fits in the pipe's buffer: written whole
+    os.write(w, data)
+    os.close(w)
+    with os.fdopen(r, "rb", buffering=0) as out:
+        ex = partner.Exchange(types.SimpleNamespace(proc=types.SimpleNamespace(stdout=out)),
+                              iter(()), max_line=max_line)
+        ex._read()
+    got = []
+    while not ex.answers.empty():
+        item = ex.answers.get_nowait()
+        got += item[0] if isinstance(item, tuple) else [item]
+    return got
+
+
+def test_an_overlong_line_says_whether_its_newline_came():
+    assert _read_at_once(b"ok\n" + b"y" * 5000 + b"\nnot read\n", 1000) == [
+        b"ok", partner.Overlong(5000, True)]
+    assert _read_at_once(b"ok\n" + b"y" * 5000, 1000) == [b"ok", partner.Overlong(5000, False)]
+    assert _read_at_once(b"ok\n" + b"y" * 1000 + b"\n", 1000) == [b"ok", b"y" * 1000, None]
+
+
 NO_NEWLINE = """import sys, time
 sys.stdin.readline()
 sys.stdout.write("x" * 5000)

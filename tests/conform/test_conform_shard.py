@@ -218,6 +218,15 @@ def test_bad_cluster_use_is_one_line(args, message, capsys):
                                        f"`verified conform cluster --help`)\n")
 
 
+def test_the_cluster_runner_without_dask_says_what_to_install(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import fails
+    assert main(["conform", "cluster", "--local", "1", "--shards", "2", "--",
+                 "--cmd", "true", "--model", "swap"]) == 2
+    assert capsys.readouterr().err == (
+        "verified conform cluster: error: Dask distributed is not installed; "
+        "pip install 'verified[cluster]'\n")
+
+
 def test_a_shard_that_is_bad_use_is_one_line(capsys):
     from verified.tools.conform import cluster
     with pytest.raises(RuntimeError, match=r"^shard 1/2: verified conform: error: --model is "

@@ -198,6 +198,10 @@ ILLEGAL = [
                                            "i64"]]}),
     ("pair_move_lacking", {"machine": "riscv64", "moves": [[["a0", "a1"], ["a2", "a3"]]],
                            "sequence": [["mov", ["a0", "a1"], "fa0"]]}),
+    # VMOV d0, r0, r1 is a pair move; a list mixing classes (r0 of gpr, s1
+    # of s) is none, whatever its width: it is moved part by part
+    ("pair_move_mixed_classes", {"machine": "armv7-vfp", "moves": [["d0", ["r0", "r1"], "f64"]],
+                                 "sequence": [["mov", "d0", ["r0", "s1"]]]}),
     # profiles: the frame pointer borrowed as a swap scratch (and given back)
     ("writes_reserved", {"machine": "x86-64", "moves": [["rax", "rbx"], ["rbx", "rax"]],
                          "sequence": [["swap", "rax", "rbp"], ["swap", "rbp", "rbx"],

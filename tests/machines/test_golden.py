@@ -89,6 +89,7 @@ GOLDEN_ILLEGAL = {
     'unknown_type': '{"ok": false, "length": 1, "reason": "operation #0: unknown type \\"f80\\" on x86-64; its types are i32, i64, f32, f64, v128: name one of them, or drop the type for an untyped value that fills its locations", "operation": 0}',
     'typed_list_too_wide': '{"ok": false, "length": 1, "reason": "operation #0: mov.i64 [r0, r1, r4], [r2, r3, r5]: the list [r0, r1, r4] has width 3, but a typed operation on a list moves it part by part, so the list must be exactly as wide as i64 (2)", "operation": 0}',
     'pair_move_lacking': '{"ok": false, "length": 1, "reason": "operation #0: mov [a0, a1], fa0 pairs a list of 2 part(s) with a single location; a list operand is moved part by part, so the other side must be a list of as many parts", "operation": 0}',
+    'pair_move_mixed_classes': '{"ok": false, "length": 1, "reason": "operation #0: mov d0, [r0, s1] pairs a list of 2 part(s) with a single location; a list operand is moved part by part, so the other side must be a list of as many parts", "operation": 0}',
     'writes_reserved': '{"ok": false, "length": 3, "reason": "operation #0: swap rax, rbp writes rbp, which x86-64 reserves (reserved: rsp, rbp); a sequence never writes a reserved register", "operation": 0}',
     # stack operations (round 3)
     'push_none_on_aarch64': '{"ok": false, "length": 2, "reason": "operation #0: push x1 pushes a register, which aarch64 lacks (push is [])", "operation": 0}',

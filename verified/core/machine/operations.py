@@ -193,7 +193,9 @@ def parts(m: Machine, op: MOperation) -> list[MOperation] | str:
             offset += m.lookup(p).width
         return out
     if len(x.parts) != len(y.parts):  # a one-part list is its single location
-        return (f"{format_mop(op)} pairs a list of {len(x.parts)} part(s) with "
+        # the list counted first is the list operand, wherever it stands
+        # (the source's list was counted as the destination's one part)
+        return (f"{format_mop(op)} pairs a list of {len(lists[0].parts)} part(s) with "
                 f"{'a list of ' + str(len(y.parts)) + ' part(s)' if len(lists) == 2 else 'a single location'}"
                 f"; a list operand is moved part by part, so the other side must be a "
                 f"list of as many parts")

@@ -229,6 +229,9 @@ class Block:
     start: int
     lines: list[bytes]
     cases: list
+    #: when the writer began writing the block, after generating it (None:
+    #: not yet): no answer to it can come before
+    sent_at: float | None = None
     #: when the last byte of the block was in the pipe (None: not yet)
     written_at: float | None = None
 
@@ -262,7 +265,10 @@ class Exchange:
     an answer line always finds its request there; the main loop removes a
     block with ``retire`` once every answer to it is in, which frees one
     place of the window.  ``answers`` holds ``(lines, arrival time)``
-    batches, then ``None`` at the end of the partner's output."""
+    batches, then ``None`` at the end of the partner's output; the arrival
+    time is ``time.monotonic()`` taken by the reader as soon as the read
+    that completed the lines returns, which is what the session judges
+    ``--timeout`` by (not when the main loop gets round to the batch)."""
 
     partner: Partner
     blocks: Iterator[Block]
@@ -316,6 +322,7 @@ class Exchange:
                 self.window_full = False
                 if self._stop.is_set():
                     return
+                block.sent_at = time.monotonic()
                 self.sent.append(block)
                 self.total = block.end
                 _write_all(stdin, b"".join(block.lines))

@@ -142,7 +142,13 @@ def run_session(
     res = Result(planned=suite.planned)
     t0 = time.monotonic()
     # forked before any thread of ours exists
-    pool = CheckerPool(jobs, ct, optimal) if jobs > 1 and suite.planned >= 4 * chunk else None
+    try:
+        pool = CheckerPool(jobs, ct, optimal) if jobs > 1 and suite.planned >= 4 * chunk else None
+    except OSError as e:  # fork refused (EAGAIN, ENOMEM): said, never swallowed
+        res.internal.append(f"cannot start {jobs} checker processes ({type(e).__name__}: {e}); "
+                            f"nothing was sent; --jobs 1 checks the answers inline")
+        res.seconds = time.monotonic() - t0
+        return res
     partner = Partner(argv)
     ex = None
     try:
@@ -301,12 +307,30 @@ class _Loop:
     # -- the loop --------------------------------------------------------------
 
     def due(self) -> float:
-        """When the answer to request ``received`` is overdue."""
+        """When the answer to request ``received`` is overdue: ``--timeout``
+        after the later of the previous answer's arrival and the request's
+        block being written (or, while it is still being written, the start
+        of that write: no answer can come before it, and a program reading
+        a long block slowly is measured from when it began getting it)."""
         since = self.last
         b = self.block_of(self.received)
-        if b is not None and b.written_at is not None:
-            since = max(since, b.written_at)
+        if b is not None:
+            if b.written_at is not None:
+                since = max(since, b.written_at)
+            elif b.sent_at is not None:
+                since = max(since, b.sent_at)
         return since + self.timeout
+
+    def late(self, arrived: float) -> bool:
+        """Did the answer to request ``received``, read at ``arrived`` (the
+        reader's stamp), come past its deadline?  Judged by the stamp, not by
+        when this loop takes the batch, so an answer is late however busy
+        the loop was (checking a chunk, or descheduled on a loaded machine)
+        when the deadline passed; the deadline is computed now, with the
+        writer's latest stamps, so a writer slow to stamp its block makes it
+        later, never earlier.  A line for a request not yet sent is not
+        judged here: it is extra output."""
+        return self.block_of(self.received) is not None and arrived > self.due()
 
     def run(self) -> None:
         ex = self.ex
@@ -317,6 +341,9 @@ class _Loop:
                     break
                 if ex.writer_error is not None:
                     break  # run_session reports it
+            # Sleep until the deadline, at most 0.25 s at a time (to see the
+            # writer finish); how late the loop wakes no longer matters: an
+            # answer is judged by the reader's stamp (``late``)
             now = time.monotonic()
             due = self.due()
             try:
@@ -330,7 +357,11 @@ class _Loop:
                 self.overlong(item)
                 break
             if item:
-                lines, self.last = item
+                lines, arrived = item
+                if self.late(arrived):
+                    self.timed_out()
+                    break
+                self.last = arrived
                 taken = self.take(lines)
                 if taken < len(lines):
                     self.extra(lines[taken])
