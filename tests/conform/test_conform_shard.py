@@ -224,7 +224,7 @@ def test_the_cluster_runner_without_dask_says_what_to_install(capsys, monkeypatc
                  "--cmd", "true", "--model", "swap"]) == 2
     assert capsys.readouterr().err == (
         "verified conform cluster: error: Dask distributed is not installed; "
-        "pip install 'verified[cluster]'\n")
+        "pip install 'verified-parmove[cluster]'\n")
 
 
 def test_a_shard_that_is_bad_use_is_one_line(capsys):
