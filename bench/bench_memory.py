@@ -3,24 +3,32 @@ maximum resident set, else ``resource`` in the child) of each huge legal
 request of the issue, and the time conform's answer reader takes for one
 answer line, each in a fresh process.
 
-    python -m bench bench_memory                 # this checkout
+    python -m bench bench_memory                 # this checkout and, before it, 38613a0
     BENCH_BEFORE=/path/to/other/checkout python -m bench bench_memory
 
-With ``BENCH_BEFORE`` every case also runs against that checkout's code
-(``PYTHONPATH``, and its directory as the current one), side by side in
-the same run."""
+Every case runs against this checkout and against the "before" code, side
+by side in the same run: ``BENCH_BEFORE``'s checkout, or else the package
+``verified/`` of commit ``BEFORE_COMMIT`` (the code issue 21 measured,
+before the compact reader) taken from this repository's history with ``git
+archive`` (no history, no git: this checkout alone, said so).  Each tree
+runs with ``PYTHONPATH`` and its directory as the current one."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: the "before" column by default: the code issue 21's figures were measured on
+BEFORE_COMMIT = "38613a0"
 
 #: peak RSS of the command itself: /usr/bin/time's maximum resident set
 #: (a forked child inherits its parent's peak, so the bench process, which
@@ -55,6 +63,22 @@ files = {
     "id": {"id": "x" * 50_000_000, "moves": [[1, 0], [0, 1]], "model": "swap",
            "sequence": [["swap", 0, 1]]},
 }
+# the strict reader's requests: register names, and a machine of 65,000 slots
+# (a machine declares at most 65,536 units)
+m = 1 << 18
+names = [f"v{i}" for i in range(m)]
+name_moves = [[names[(i + 1) % m], names[i]] for i in range(m)]
+files["names"] = {"moves": name_moves, "model": "swap",
+                  "sequence": [["swap", names[0], names[i]] for i in range(1, m)]}
+files["names-request"] = {"moves": name_moves, "model": "swap"}
+k = 65_000
+files["machine"] = {"machine": {"name": "slots", "classes": {"gpr": {"registers": ["a"]}},
+                                "stack": {"slots": k}, "swap": ["reg-reg", "reg-mem"]},
+                    "moves": [[f"s{(i + 1) % k}", f"s{i}"] for i in range(k)], "temps": ["a"],
+                    "sequence": [["mov", "a", "s0"]] + [["swap", "a", f"s{i}"]
+                                                        for i in range(1, k)] + [["mov", "s0", "a"]]}
+files["machine-ops"] = {"machine": "x86-64", "moves": [["rax", "rbx"], ["rbx", "rax"]],
+                        "sequence": [["swap", "rax", "rbx"]] * 1_000_001}
 for name, obj in files.items():
     (d / f"{name}.jsonl").write_text(json.dumps(obj) + "\\n")
 """
@@ -63,7 +87,8 @@ for name, obj in files.items():
 def _inputs(d: Path) -> dict[str, Path]:
     # written by a child process: this one stays small (see TIME)
     subprocess.run([sys.executable, "-c", _MAKE_INPUTS, str(d)], check=True)
-    out = {name: d / f"{name}.jsonl" for name in ("cycle", "cycle-request", "ops", "id")}
+    out = {name: d / f"{name}.jsonl" for name in ("cycle", "cycle-request", "ops", "id", "names",
+                                                   "names-request", "machine", "machine-ops")}
     out["client"] = d / "huge_client.py"
     out["client"].write_text(_HUGE_CLIENT)
     return out
@@ -110,11 +135,33 @@ def _reader_seconds(tree: Path, path: Path) -> str:
     return p.stdout.strip() or p.stderr.strip()[-200:]
 
 
-def main() -> None:
-    trees = [("this", ROOT)]
+def _before_tree(tmp: Path) -> Path | None:
+    """``BENCH_BEFORE``, or ``verified/`` of ``BEFORE_COMMIT`` unpacked in
+    ``tmp`` (None when this checkout has no such history)."""
     if os.environ.get("BENCH_BEFORE"):
-        trees.insert(0, ("before", Path(os.environ["BENCH_BEFORE"])))
+        return Path(os.environ["BENCH_BEFORE"])
+    try:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE_COMMIT, "verified"],
+                                 capture_output=True, check=True, timeout=120).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    tree = tmp / "before"
+    tree.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="data")
+    return tree
+
+
+def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
+        trees = [("this", ROOT)]
+        before = _before_tree(Path(tmp))
+        if before is None:
+            print(f"   (no 'before' column: {BEFORE_COMMIT} is not in this checkout's history "
+                  "and BENCH_BEFORE is not set)")
+        else:
+            print(f"   before = {os.environ.get('BENCH_BEFORE') or BEFORE_COMMIT}")
+            trees.insert(0, ("before", before))
         f = _inputs(Path(tmp))
         size = {k: v.stat().st_size / 1e6 for k, v in f.items()}
         cases = [
@@ -126,6 +173,14 @@ def main() -> None:
              ["solve", "-a", "shuf", str(f["cycle-request"])]),
             (f"check, 10^6 operations ({size['ops']:.0f} MB)", ["check", str(f["ops"])]),
             (f"check, a 50 MB id ({size['id']:.0f} MB)", ["check", str(f["id"])]),
+            (f"check, a cycle over 2^18 register names + its swaps ({size['names']:.0f} MB)",
+             ["check", str(f["names"])]),
+            (f"solve -a xchg, the same names ({size['names-request']:.0f} MB)",
+             ["solve", "-a", "xchg", str(f["names-request"])]),
+            (f"check, a machine cycle over 65,000 slots ({size['machine']:.1f} MB)",
+             ["check", str(f["machine"])]),
+            (f"check, x86-64, 10^6 operations ({size['machine-ops']:.0f} MB)",
+             ["check", str(f["machine-ops"])]),
         ] + [
             (f"conform reading one {mb} MB answer line (--timeout 30)",
              ["conform", "--cmd", f"{sys.executable} {f['client']} {mb}", "--model", "swap",

@@ -231,3 +231,12 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def test_the_kits_point_at_the_schemas():
+    """Issue 21, Build 1: a C or Rust team reads the kit's own header first;
+    it names `verified schema NAME` and docs/schemas.md."""
+    for kit in ("kits/c/verified_protocol.h", "kits/rust/verified_protocol.rs"):
+        head = " ".join((ROOT / kit).read_text().split()[:200])
+        for needle in ("`verified schema NAME`", "docs/schemas.md"):
+            assert needle in head, (kit, needle)

@@ -1,6 +1,9 @@
 /* verified_protocol.h: the client side of verified's JSON-lines protocol
  * (docs/protocol.md) in one C99 header, so that an adapter from a compiler's
- * parallel-move resolver to `verified conform` is a page of code.
+ * parallel-move resolver to `verified conform` is a page of code.  Every
+ * message has a JSON Schema (draft 2020-12; `verified schema NAME` prints
+ * one, docs/schemas.md lists them): validate what you send and receive with
+ * your own tools.
  *
  * Use (stb style): in exactly one C file
  *

@@ -1,6 +1,9 @@
 //! The client side of verified's JSON-lines protocol (docs/protocol.md) in
 //! one std-only Rust file, so that an adapter from a compiler's
-//! parallel-move resolver to `verified conform` is a page of code.
+//! parallel-move resolver to `verified conform` is a page of code.  Every
+//! message has a JSON Schema (draft 2020-12; `verified schema NAME` prints
+//! one, docs/schemas.md lists them): validate what you send and receive with
+//! your own tools.
 //!
 //! Put this file next to your adapter and write `mod verified_protocol;`
 //! (or `#[path = "..."] mod verified_protocol;`); no crates, no cargo:

@@ -23,6 +23,10 @@ GOOD = b'{"moves": [[1, 0], [0, 1]], "model": "swap", "sequence": [["swap", 0, 1
 WRONG = b'{"moves": [[1, 0], [2, 1]], "model": "temp", "sequence": [["mov", 1, 0], ["mov", 2, 1]]}\n'
 BAD = b'{"moves": 3}\n'
 SOLVE = b'{"moves": [[1, 0], [0, 1]], "model": "swap"}\n'
+#: a line for the compact reader (past wire.COMPACT_FROM): solve -a xchg
+#: writes its answer as it is made (wire.Streamed)
+HUGE = ('{"moves": [' + ", ".join(f"[{(i + 1) % 20000}, {i}]" for i in range(20000))
+        + '], "model": "swap", "registers": 20000}\n').encode()
 
 
 def run_reader_gone(argv: list[str], stdin: bytes = b"", cwd: Path | None = None):
@@ -44,6 +48,8 @@ def files(tmp_path_factory) -> dict[str, Path]:
     for name, line in (("good", GOOD), ("wrong", WRONG), ("bad", BAD), ("solve", SOLVE)):
         (d / f"{name}.jsonl").write_bytes(line * 3000)
         out[name] = d / f"{name}.jsonl"
+    (d / "huge.jsonl").write_bytes(HUGE * 2)
+    out["huge"] = d / "huge.jsonl"
     (d / "small.tape").write_text("$0 = A()\n$1 = B($0)\n")
     (d / "small.prog").write_text("r0 = A()\nr0 = B(r0)\n")
     out["tape"], out["prog"] = d / "small.tape", d / "small.prog"
@@ -79,8 +85,8 @@ def cases(f: dict[str, Path]) -> dict[str, tuple[list[str], bytes]]:
     }
 
 
-CASE_NAMES = list(cases({k: Path("x") for k in ("good", "wrong", "bad", "solve", "tape",
-                                                 "prog", "dir")}))
+CASE_NAMES = list(cases({k: Path("x") for k in ("good", "wrong", "bad", "solve", "huge",
+                                                 "tape", "prog", "dir")}))
 
 
 @pytest.mark.parametrize("name", CASE_NAMES)
@@ -101,3 +107,18 @@ def test_head_of_a_file_check_exits_0_quietly(files):
         shell=True, executable="/bin/bash", capture_output=True, env=env, timeout=300)
     assert p.stdout.decode() == '{"ok": true, "length": 1, "optimal": 1}\n'
     assert p.stderr.decode() == "status 0\n"
+
+
+def test_reader_gone_in_the_middle_of_a_streamed_answer(files):
+    """solve -a xchg on a compact line writes its answer as it is made
+    (wire.Streamed, issue 21): a reader that goes away after 100 bytes is
+    met in the middle of that answer, and still a quiet exit 0."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, "-m", "verified.cli", "solve", "-a", "xchg",
+                          str(files["huge"])], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env)
+    head = p.stdout.read(100)
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=300) == 0, err.decode()
+    assert err == b"" and head.startswith(b'{"sequence": [["swap", 1, 0], ["swap", 2, 0]')

@@ -165,7 +165,7 @@ def _finite_float(text: str) -> float:
 
 
 # ---------------------------------------------------------------------------
-# The compact reader of huge register requests (issue 21)
+# The compact reader of huge requests (issue 21)
 # ---------------------------------------------------------------------------
 
 #: lines from this many bytes on are first offered to ``decode_compact``
@@ -174,7 +174,7 @@ COMPACT_FROM = 1 << 16
 _WS = r"[ \t\n\r]*"  # JSON's whitespace (RFC 8259), not Python's \s
 _INT = r"(-?(?:0|[1-9][0-9]{0,17}))"  # a JSON integer that fits 64 bits
 _OPEN = re.compile(_WS + r"\{")
-_KEY = re.compile(_WS + '"(' + "|".join(REQUEST_KEYS) + ')"' + _WS + ":" + _WS)
+_KEY = re.compile(_WS + '"(' + "|".join(REQUEST_KEYS + ("machine",)) + ')"' + _WS + ":" + _WS)
 _NEXT = re.compile(_WS + "([,}])")
 _END = re.compile(_WS + r"\Z")
 _EMPTY = re.compile(r"\[" + _WS + r"\]")
@@ -182,14 +182,22 @@ _PAIR = re.compile(_WS + r"\[" + _WS + _INT + _WS + "," + _WS + _INT + _WS + r"\
                    + _WS + r"([,\]])")
 _OP = re.compile(_WS + r"\[" + _WS + '"(mov|swap)"' + _WS + "," + _WS + _INT + _WS + ","
                  + _WS + _INT + _WS + r"\]" + _WS + r"([,\]])")
+#: one element of a named "moves" pair or "sequence" operation: an integer,
+#: or a plain name (no escape, nothing JSON would read otherwise)
+_TOKEN = r'(?:-?(?:0|[1-9][0-9]{0,17})|"[A-Za-z0-9_.]{1,64}")'
+_TOKENS = re.compile(_TOKEN)
+_ITEM = re.compile(_WS + r"\[" + _WS + "(" + _TOKEN + "(?:" + _WS + "," + _WS + _TOKEN + "){1,3})"
+                   + _WS + r"\]" + _WS + r"([,\]])")
 
 
 def decode_compact(text: str) -> dict | None:
     """The request ``decode_text`` reads from ``text``, with its "moves"
     as ``compact.Pairs`` and its "sequence" as ``compact.OpArray`` when
-    they hold only integers (a million pairs in 16 MB, not 150) -- or
-    None whenever the line is anything else: another key, a duplicate key,
-    a name as a location, bad JSON.  None sends the line to the strict
+    they hold only integers (a million pairs in 16 MB, not 150), or, when
+    they name locations (register names, a machine's), as JSON's lists
+    with each distinct name one string (``_named_array``; a machine
+    request's are always lists) -- or None whenever the line is anything
+    else: another key, a duplicate key, bad JSON.  None sends the line to the strict
     reader, so every error is the strict reader's.  Every other value is
     read by the strict reader's own scanner; ``tests/protocol`` compares
     the two readers on every golden line, vector line and fuzzed line."""
@@ -205,6 +213,8 @@ def decode_compact(text: str) -> dict | None:
         key, pos = m[1], m.end()
         got = (_compact_array(text, pos, _PAIR) if key == "moves"
                else _compact_array(text, pos, _OP) if key == "sequence" else None)
+        if got is None and key in ("moves", "sequence"):
+            got = _named_array(text, pos)
         if got is None:
             try:
                 got = scan(text, pos)
@@ -216,7 +226,13 @@ def decode_compact(text: str) -> dict | None:
             return None
         pos = m.end()
         if m[1] == "}":
-            return out if _END.match(text, pos) else None
+            if not _END.match(text, pos):
+                return None
+            if "machine" in out:  # the machine reader takes JSON's lists only
+                for k in ("moves", "sequence"):
+                    if isinstance(out.get(k), (Pairs, OpArray)):
+                        out[k] = [list(v) for v in out[k]]
+            return out
 
 
 def _compact_array(text: str, pos: int, item: re.Pattern) -> tuple[object, int] | None:
@@ -244,6 +260,29 @@ def _compact_array(text: str, pos: int, item: re.Pattern) -> tuple[object, int] 
         if m.group(m.lastindex) == "]":
             break
     return (Pairs(flat) if kinds is None else OpArray(kinds, flat)), pos
+
+
+def _named_array(text: str, pos: int) -> tuple[list, int] | None:
+    """A non-empty JSON array at ``pos`` of arrays of 2 to 4 integers and
+    plain names (register names, a machine's moves and operations), as the
+    strict reader's lists, but each distinct name one string object (JSON
+    makes a new string per occurrence: a million ``["swap", "rax",
+    "rbx"]`` took 240 MB, this 90), with the position after it; None if it
+    is anything else."""
+    if not text.startswith("[", pos) or _EMPTY.match(text, pos):
+        return None
+    pos += 1
+    out: list = []
+    names: dict[str, str] = {}
+    match, tokens, name = _ITEM.match, _TOKENS.findall, names.setdefault
+    while True:
+        m = match(text, pos)
+        if m is None:
+            return None
+        out.append([name(t[1:-1], t[1:-1]) if t[0] == '"' else int(t) for t in tokens(m[1])])
+        pos = m.end()
+        if m[2] == "]":
+            return out, pos
 
 
 def decode_request_text(text: str) -> object:
