@@ -2,7 +2,7 @@
 GLOB` (repeatable) restricts the sample to the matching files, and a glob
 that matches nothing is refused rather than silently ignored.
 
-cosmic-ray is the extra `verified[mutation]`, installed by `make mutation`,
+cosmic-ray is the extra `verified-parmove[mutation]`, installed by `make mutation`,
 not by `make test`: without it these tests skip and say so."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("cosmic_ray", reason="the extra verified[mutation] is not installed "
+pytest.importorskip("cosmic_ray", reason="the extra verified-parmove[mutation] is not installed "
                     "(make mutation installs it)")
 
 from mutation import engine, run  # noqa: E402

@@ -225,6 +225,34 @@ def test_an_overlong_line_says_whether_its_newline_came():
     assert _read_at_once(b"ok\n" + b"y" * 1000 + b"\n", 1000) == [b"ok", b"y" * 1000, None]
 
 
+def test_the_reader_asks_for_64_kib_at_a_line_start_and_1_mib_inside_one(monkeypatch):
+    """The read sizes are speed, not meaning, but a long answer (30 MB for
+    the largest request) read a byte at a time, or a line split into
+    64 KiB reads joined at each, took minutes (issue 21); the reader's reads
+    are scripted here, each returning at most what it asks for."""
+    import types
+
+    stream = bytearray(b"ok\n" + b"y" * 70_000 + b"\nz\n")
+    asked = []
+
+    def read(fd, n):
+        asked.append(n)
+        piece = bytes(stream[:n])
+        del stream[:n]
+        return piece
+
+    monkeypatch.setattr(partner.os, "read", read)
+    proc = types.SimpleNamespace(stdout=types.SimpleNamespace(fileno=lambda: -1))
+    ex = partner.Exchange(types.SimpleNamespace(proc=proc), iter(()), max_line=1 << 20)
+    ex._read()
+    got = []
+    while not ex.answers.empty():
+        item = ex.answers.get_nowait()
+        got += item[0] if isinstance(item, tuple) else [item]
+    assert got == [b"ok", b"y" * 70_000, b"z", None]
+    assert asked == [1 << 16, 1 << 20, 1 << 16]
+
+
 NO_NEWLINE = """import sys, time
 sys.stdin.readline()
 sys.stdout.write("x" * 5000)

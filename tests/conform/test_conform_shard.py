@@ -118,8 +118,18 @@ def test_a_shard_numbers_its_cases_as_the_whole_run_does(capsys, c_client_broken
 def test_more_shards_than_cases_leave_empty_shards_that_still_merge(capsys, tmp_path,
                                                                      c_client):
     args = ["--cmd", str(c_client), "--model", "swap", "--registers", "1"]  # 2 cases
-    whole_code, whole, code, merged, _ = run_sharded(capsys, tmp_path, 3, *args)
+    whole_code, whole, code, merged, paths = run_sharded(capsys, tmp_path, 3, *args)
     assert untimed(merged) == untimed(whole) and code == whole_code == 0
+    # the rate is the whole run's answers over the shards' seconds, also
+    # under a second; shards timed at 0 s (rounded): no rate, as a run of
+    # 0 s reports none
+    for each, want in ((0.25, (0.75, 3)), (0.0, (0.0, 0))):
+        for p in paths:
+            part = json.loads(Path(p).read_text())
+            Path(p).write_text(json.dumps({**part, "seconds": each}))
+        assert main(["conform", "merge", *paths]) == 0
+        merged = json.loads(capsys.readouterr().out)
+        assert merged["run"] == 2 and (merged["seconds"], merged["cases_per_second"]) == want
 
 
 def test_bad_sets_of_reports_are_refused_with_one_line(capsys, tmp_path, c_client):
