@@ -187,7 +187,8 @@ MUTANTS += [
        "a wide slot gets units of its own: a store to mq0 leaves its part m1 alone, so "
        "overlapping slots never clobber each other",
        {"machine": _FRAME, "moves": [["mq0", "xmm0"], ["m3", "m1"]], "temps": ["r10"],
-        "sequence": [["mov", "mq0", "xmm0"], ["mov", "r10", "m1"], ["mov", "m3", "r10"]]}),
+        "sequence": [["mov", "mq0", "xmm0"], ["mov", "r10", "m1"], ["mov", "m3", "r10"]]},
+       z3="slot_alias_units_ignored"),
     _m("slot_parts_high_first", "_resolve_names",
        "                got += resolve(p, chain + (name,))",
        "                got = [*resolve(p, chain + (name,)), *got] if slot else "
@@ -195,7 +196,7 @@ MUTANTS += [
        "a wide slot's parts are taken high part first: the low half of a register "
        "stored to mq0 lands in its high part m1",
        {"machine": _FRAME, "moves": [["m1", "xmm0", "f64"]], "temps": ["m0"],
-        "sequence": [["mov", "mq0", "xmm0"]]}),
+        "sequence": [["mov", "mq0", "xmm0"]]}, z3="slot_parts_high_first"),
     _m("slot_part_kinds_unchecked", "_resolve_names",
        "                if slot and p not in group_of:",
        "                if slot and p not in group_of and p not in cls_of:",
