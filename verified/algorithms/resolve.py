@@ -113,9 +113,9 @@ class Imm:
     value: int
     width: int = 1
     offset: int = 0
-    #: the constant a mov writes when ``offset`` is not 0 (a piece written
-    #: into a part of its destination, ``_imm_by_parts``): the pieces from
-    #: ``offset`` on, as a constant of its own (the wire has no offsets)
+    #: a piece written into a part of its destination (``_imm_by_parts``):
+    #: the constant the mov writes, the pieces from ``offset`` on as a
+    #: constant of their own (the wire has no offsets); None: ``value``
     wire: int | None = None
 
 
@@ -867,7 +867,7 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
     def key(op: Op):
         kind, a, b = op
         return (kind, a.name, a.typ,
-                (b.value, b.offset) if isinstance(b, Imm) else (b.name, b.typ))
+                (b.value, b.offset, b.wire) if isinstance(b, Imm) else (b.name, b.typ))
 
     def legal(op: Op) -> bool:
         k = key(op)
