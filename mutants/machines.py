@@ -15,6 +15,7 @@ ones that change the semantics or the legality of an operation
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from . import Mutant
 
@@ -175,6 +176,43 @@ MUTANTS = [
        "the stack is read first in, first out: a slot swap that pops in push order passes",
        {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]],
         "sequence": [["push", "m0"], ["push", "m1"], ["pop", "m1"], ["pop", "m0"]]}),
+]
+
+# parts and overlap of slots (issue 23): a wide slot as an alias over
+# narrower slots, on the frame of mutants/data/x64-frame.json
+_FRAME = json.loads((Path(__file__).resolve().parent / "data" / "x64-frame.json").read_text())
+MUTANTS += [
+    _m("slot_alias_units_ignored", "_resolve_names",
+       "        if name in alias_parts:", "        if name in alias_parts and not slot:",
+       "a wide slot gets units of its own: a store to mq0 leaves its part m1 alone, so "
+       "overlapping slots never clobber each other",
+       {"machine": _FRAME, "moves": [["mq0", "xmm0"], ["m3", "m1"]], "temps": ["r10"],
+        "sequence": [["mov", "mq0", "xmm0"], ["mov", "r10", "m1"], ["mov", "m3", "r10"]]},
+       z3="slot_alias_units_ignored"),
+    _m("slot_parts_high_first", "_resolve_names",
+       "                got += resolve(p, chain + (name,))",
+       "                got = [*resolve(p, chain + (name,)), *got] if slot else "
+       "[*got, *resolve(p, chain + (name,))]",
+       "a wide slot's parts are taken high part first: the low half of a register "
+       "stored to mq0 lands in its high part m1",
+       {"machine": _FRAME, "moves": [["m1", "xmm0", "f64"]], "temps": ["m0"],
+        "sequence": [["mov", "mq0", "xmm0"]]}, z3="slot_parts_high_first"),
+    _m("slot_part_kinds_unchecked", "_resolve_names",
+       "                if slot and p not in group_of:",
+       "                if slot and p not in group_of and p not in cls_of:",
+       "a slot may lie over a register: a machine whose 16-byte slot is half a GPR "
+       "is accepted",
+       {"machine": {"classes": {"g": {"registers": ["a"]}},
+                    "stack": [{"names": ["m0"]}, {"names": ["mq0"], "width": 2}],
+                    "aliases": {"mq0": ["m0", "a"]}}, "moves": [], "sequence": []}),
+    _m("slot_part_widths_unchecked", "_resolve_names",
+       "            if len(got) != width:", "            if len(got) != width and not slot:",
+       "a slot's parts need not add up to its width: a 16-byte slot over two 4-byte "
+       "ones is accepted",
+       {"machine": {"classes": {"g": {"registers": ["a"]}},
+                    "stack": [{"names": ["m0", "md0"], "width": 1},
+                              {"names": ["mq0"], "width": 4}],
+                    "aliases": {"mq0": ["m0", "md0"]}}, "moves": [], "sequence": []}),
 ]
 
 BY_NAME = {m.name: m for m in MUTANTS}

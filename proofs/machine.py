@@ -109,10 +109,16 @@ def layout(desc: dict, immediates: Sequence[int] = ()) -> Layout:
     cls_of = {r: c for c, info in classes.items() for r in info["registers"]}
     unit_names: dict[str, None] = {}
 
+    stack = desc.get("stack", [])
+    groups = stack if isinstance(stack, list) else [stack]
+    slot_width = {s: g.get("width", 1) for g in groups
+                  for s in (g["names"] if "names" in g else [f"s{i}" for i in range(g["slots"])])}
+
     def units_of(name: str) -> list[str]:
+        # an alias (a register over registers, or a slot over slots) is its parts
         if name in aliases:
             return [u for part in aliases[name] for u in units_of(part)]
-        w = classes[cls_of[name]].get("width", 1)
+        w = classes[cls_of[name]].get("width", 1) if name in cls_of else slot_width[name]
         return [name] if w == 1 else [f"{name}.{i}" for i in range(w)]
 
     raw: list[tuple] = []
@@ -123,12 +129,11 @@ def layout(desc: dict, immediates: Sequence[int] = ()) -> Layout:
             unit_names.update(dict.fromkeys(us))
             raw.append((r, "reg", c, len(us), us, info.get("immediate", True),
                         "reg-reg" in have, "reg-mem" in have))
-    stack = desc.get("stack", [])
-    for g in (stack if isinstance(stack, list) else [stack]):
+    for g in groups:
         w = g.get("width", 1)
         names = g["names"] if "names" in g else [f"s{i}" for i in range(g["slots"])]
         for s in names:
-            us = [s] if w == 1 else [f"{s}.{i}" for i in range(w)]
+            us = units_of(s)
             unit_names.update(dict.fromkeys(us))
             raw.append((s, "mem", None, w, us, g.get("immediate", True), False, False))
     index = {u: i for i, u in enumerate(unit_names)}
@@ -430,6 +435,13 @@ def random_machine(rng: random.Random) -> dict:
     stack = [{"names": [f"g{g}m{i}" for i in range(rng.randint(1, 3))],
               "width": rng.choice([1, 1, 2]), **({"immediate": False} if rng.random() < 0.3 else {})}
              for g in range(rng.randint(0, 2))]
+    narrow = [n for g in stack if g["width"] == 1 for n in g["names"]]
+    if rng.random() < 0.4 and len(narrow) >= 2:
+        # a frame (issue 23): two-unit slots over the one-unit ones, adjacent
+        # pairs, so that two of them overlap when there are three parts
+        wide = [narrow[i:i + 2] for i in range(len(narrow) - 1)][:2]
+        stack.append({"names": [f"f{i}" for i in range(len(wide))], "width": 2})
+        aliases.update({f"f{i}": parts for i, parts in enumerate(wide)})
     return {"name": "random", "classes": classes, "aliases": aliases, "stack": stack,
             "swap": rng.sample(["reg-reg", "reg-mem"], rng.randint(0, 2)),
             "mem_to_mem": rng.random() < 0.3,

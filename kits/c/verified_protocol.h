@@ -47,7 +47,8 @@
  * optional; every register and slot becomes a vp_place with its units.
  * Fields this reader does not know are skipped, as in a request.  A field
  * of the wrong shape, a name declared twice, an alias that is not a
- * register or contains itself, parts whose widths do not add up, a type,
+ * register or a slot (a slot's parts slots: a frame) or contains itself,
+ * parts whose widths do not add up, a type,
  * reserved or scratch name the machine lacks, more than 65536 units: the
  * line is not a valid request, the message starts "machine": and names it.
  *
@@ -1507,12 +1508,16 @@ static int vp__mplaces(vp_reader *r, struct vp__mbuild *b)
             return vp__mfail(r, "'%.60s' is declared twice", b->order[i].name);
     for (i = 0; i < m->naliases; i++) {
         long p = vp__find(m, b->order, m->aliases[i].name);
-        if (p < 0 || b->places[p].kind != VP_REGISTER)
+        if (p < 0) /* a register over registers, or a slot over slots (a frame) */
             return vp__mfail(r, "alias '%.60s' is not a register of any class", m->aliases[i].name);
         aliasof[p] = (int)i;
         for (j = 0; j < m->aliases[i].parts.n; j++) {
             long q = vp__find(m, b->order, m->aliases[i].parts.v[j]);
-            if (q < 0 || b->places[q].kind != VP_REGISTER)
+            if (b->places[p].kind == VP_SLOT && (q < 0 || b->places[q].kind != VP_SLOT))
+                return vp__mfail(r, "alias '%.60s' is a stack slot, so its parts are slots, "
+                                 "but '%.60s' is not one", m->aliases[i].name,
+                                 m->aliases[i].parts.v[j]);
+            if (b->places[p].kind == VP_REGISTER && (q < 0 || b->places[q].kind != VP_REGISTER))
                 return vp__mfail(r, "alias '%.60s': part '%.60s' is not a register of any class",
                                  m->aliases[i].name, m->aliases[i].parts.v[j]);
         }
@@ -1566,8 +1571,10 @@ static int vp__mplaces(vp_reader *r, struct vp__mbuild *b)
             for (j = 0; j < al->parts.n; j++)
                 got += b->places[vp__find(m, b->order, al->parts.v[j])].nunits;
             if (got != (size_t)b->places[a].width)
-                return vp__mfail(r, "alias '%.60s': its parts have width %lu but its class says %d",
-                                 al->name, (unsigned long)got, b->places[a].width);
+                return vp__mfail(r, "alias '%.60s': its parts have width %lu but its %s says %d",
+                                 al->name, (unsigned long)got,
+                                 b->places[a].kind == VP_SLOT ? "stack group" : "class",
+                                 b->places[a].width);
             if (!(u = (int *)vp__alloc(r, got * sizeof *u)))
                 return vp__fail(r, "out of memory");
             for (j = 0; j < al->parts.n; j++) {

@@ -1438,9 +1438,10 @@ impl<'a> Parser<'a> {
         m.by_name = m.places.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
         let mut alias_of: Vec<Option<usize>> = vec![None; m.places.len()];
         for (i, a) in m.aliases.iter().enumerate() {
+            // a register over registers, or a slot over slots (a frame)
             let p = match m.by_name.get(&a.name) {
-                Some(&p) if m.places[p].kind == PlaceKind::Register => p,
-                _ => {
+                Some(&p) => p,
+                None => {
                     return Err(self.mfail(format_args!(
                         "alias '{}' is not a register of any class",
                         clip60(&a.name)
@@ -1449,7 +1450,18 @@ impl<'a> Parser<'a> {
             };
             alias_of[p] = Some(i);
             for part in &a.parts {
-                if !matches!(m.by_name.get(part), Some(&q) if m.places[q].kind == PlaceKind::Register) {
+                if m.places[p].kind == PlaceKind::Slot
+                    && !matches!(m.by_name.get(part), Some(&q) if m.places[q].kind == PlaceKind::Slot)
+                {
+                    return Err(self.mfail(format_args!(
+                        "alias '{}' is a stack slot, so its parts are slots, but '{}' is not one",
+                        clip60(&a.name),
+                        clip60(part)
+                    )));
+                }
+                if m.places[p].kind == PlaceKind::Register
+                    && !matches!(m.by_name.get(part), Some(&q) if m.places[q].kind == PlaceKind::Register)
+                {
                     return Err(self.mfail(format_args!(
                         "alias '{}': part '{}' is not a register of any class",
                         clip60(&a.name),
@@ -1498,9 +1510,10 @@ impl<'a> Parser<'a> {
                     al.parts.iter().flat_map(|part| m.places[m.by_name[part]].units.iter().copied()).collect();
                 if u.len() != m.places[a].width as usize {
                     return Err(self.mfail(format_args!(
-                        "alias '{}': its parts have width {} but its class says {}",
+                        "alias '{}': its parts have width {} but its {} says {}",
                         clip60(&al.name),
                         u.len(),
+                        if m.places[a].kind == PlaceKind::Slot { "stack group" } else { "class" },
                         m.places[a].width
                     )));
                 }

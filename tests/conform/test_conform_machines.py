@@ -182,7 +182,9 @@ def solve_cmd(*args: str) -> str:
 @pytest.mark.parametrize("machine, run", [("x86-64", 8727), ("aarch64", 6009),
                                           ("riscv64", 3967), ("armv7-vfp", 10484),
                                           (str(ROOT / "mutants" / "data" / "two-classes.json"),
-                                           1647)])
+                                           1647),
+                                          (str(ROOT / "mutants" / "data" / "x64-frame.json"),
+                                           5183)])
 def test_our_resolver_passes_every_small_case(machine, run):
     code, r, _ = conform_json("--cmd", solve_cmd("--algorithm", "resolve"),
                               "--machine", machine, "--max-moves", "2")
@@ -219,6 +221,8 @@ CAUGHT = {
         "(mq0 <- mq1 (v128), mq1 <- mq0 (v128))",
         [["mov", "q7", "mq0", "v128"], ["mov", "q7", "mq1", "v128"],
          ["mov", "mq0", "q7", "v128"], ["mov", "mq1", "q7", "v128"]]),
+    # issue 23: a 16-byte slot (mq1 = m1:m2) copied as its low 8-byte half only
+    "v8_x64_frame+one_half": ("(mq1 <- mq0 (v128))", [["push", "m0"], ["pop", "m1"]]),
 }
 
 
@@ -435,3 +439,57 @@ def test_the_same_bug_writes_q7_over_a_float_parked_in_s28():
     seq = json.loads(good.stdout)["sequence"]
     proc = verified("check", input=(json.dumps(dict(req, sequence=seq)) + "\n").encode())
     assert proc.returncode == 0
+
+
+# ---------------------------------------------------------------------------
+# Parts and overlap of slots (issue 23): V8's x64 slot copies through the
+# stack on a frame whose 16-byte slots lie over its 8-byte ones
+# (mutants/data/x64-frame.json: mq0 = m0:m1, mq1 = m1:m2, mq2 = m2:m3)
+# ---------------------------------------------------------------------------
+
+X64_FRAME = str(ROOT / "mutants" / "data" / "x64-frame.json")
+
+
+@pytest.mark.parametrize("how", [("--max-moves", "2"), ("--random", "300", "--seed", "1")],
+                         ids=["exhaustive", "random"])
+def test_the_v8_x64_frame_client_passes_on_a_frame_with_slot_parts(how):
+    """Every 16-byte slot copy by its two 8-byte halves through the stack
+    (both pushed before either is popped, right when the slots overlap)."""
+    code, r, _ = conform_json("--cmd", mutant_cmd("v8_x64_frame"), "--machine", X64_FRAME,
+                              *how)
+    assert code == 0, r.get("smallest_failure") or r.get("refusal_report")
+    assert r["failures"] == r["refusals"] == 0 and r["run"] == r["planned"] > 0
+
+
+def test_the_v8_x64_frame_client_copies_a_wide_slot_by_its_halves():
+    req = {"machine": FRAME_OBJ, "moves": [["mq1", "mq0"]], "temps": ["r10", "xmm15"]}
+    out = subprocess.run(shlex.split(mutant_cmd("v8_x64_frame")),
+                         input=json.dumps(req) + "\n", capture_output=True, text=True, cwd=ROOT)
+    seq = json.loads(out.stdout)["sequence"]
+    assert seq == [["push", "m1"], ["push", "m0"], ["pop", "m1"], ["pop", "m2"]]
+    assert verified("check", input=(json.dumps(dict(req, sequence=seq)) + "\n").encode()
+                    ).returncode == 0
+
+
+FRAME_OBJ = json.loads(Path(X64_FRAME).read_text())
+ONE_HALF_CLASS = "wrong value: a slot destination holds its own old value, not its source's value"
+
+
+def test_a_wide_slot_copied_as_one_half_is_one_class_shrunk_to_one_move():
+    """The planted bug (v8_x64_frame+one_half): exhaustive over single moves,
+    one class; random over the whole frame, its main class (50 of 52 wrong;
+    the other two are cases where the stale half is then copied on) is
+    shrunk to the earliest 16-byte slot move."""
+    code, r, _ = conform_json("--cmd", mutant_cmd("v8_x64_frame+one_half"),
+                              "--machine", X64_FRAME, "--max-moves", "1")
+    assert code == 1 and (r["run"], r["failures"], r["classes"]) == (116, 2, 1)
+    assert r["failure_classes"][0]["class"] == ONE_HALF_CLASS
+    code, r, _ = conform_json("--cmd", mutant_cmd("v8_x64_frame+one_half"),
+                              "--machine", X64_FRAME, "--random", "300", "--seed", "1")
+    assert code == 1 and r["failures"] == 52
+    main = next(c for c in r["failure_classes"] if c["class"] == ONE_HALF_CLASS)
+    assert main["count"] == 50
+    s = main["smallest"]
+    assert s["what"] == "(mq1 <- mq0 (v128))" and s["fails_alone"] and s["shrink_steps"] >= 1
+    assert s["found_request"]["moves"] == [["mq2", "mq0", "v128"]]  # renamed: mq2 -> mq1
+

@@ -15,6 +15,7 @@ driver runs under ASan and UBSan where the compiler has them."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -84,12 +85,17 @@ def expected_dump(m: M.Machine, moves: list = ()) -> list[str]:
     return lines + ["end"]
 
 
+#: a frame whose 16-byte slots are aliases over its 8-byte ones (issue 23)
+X64_FRAME = Path(__file__).resolve().parents[2] / "mutants" / "data" / "x64-frame.json"
+
+
 def machines() -> list[tuple[str, M.Machine]]:
     out = []
     for name in M.PRESETS:
         m = M.preset(name)
         out += [(name, m), (f"{name}/small", G.small_machine(m)[0])]
-    return out
+    frame = M.machine(json.loads(X64_FRAME.read_text()))
+    return out + [("x64-frame", frame), ("x64-frame/small", G.small_machine(frame)[0])]
 
 
 @pytest.mark.parametrize("name, m", machines(), ids=[n for n, _ in machines()])
@@ -237,6 +243,10 @@ HOSTILE = [
      "\"machine\": alias 'd0': its parts overlap"),
     ("alias_cycle", '{"classes": {"g": {"registers": ["a", "b"]}}, "aliases": {"a": ["b"], "b": ["a"]}}',
      "\"machine\": alias 'b' contains itself"),
+    ("slot_alias_register_part", '{"classes": {"g": {"registers": ["a"]}}, "stack": [{"names": ["m0"]}, {"names": ["mq0"], "width": 2}], "aliases": {"mq0": ["m0", "a"]}}',
+     "\"machine\": alias 'mq0' is a stack slot, so its parts are slots, but 'a' is not one"),
+    ("slot_alias_width", '{"classes": {"g": {"registers": ["a"]}}, "stack": [{"names": ["m0"]}, {"names": ["mq0"], "width": 2}], "aliases": {"mq0": ["m0"]}}',
+     "\"machine\": alias 'mq0': its parts have width 1 but its stack group says 2"),
     ("alias_self", '{"classes": {"g": {"registers": ["a"]}}, "aliases": {"a": ["a"]}}',
      "\"machine\": alias 'a' contains itself"),
     ("type_unknown_class", '{"classes": {"g": {"registers": ["a"]}}, "types": {"f64": {"classes": ["xmm"]}}}',

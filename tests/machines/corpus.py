@@ -6,6 +6,9 @@ they come from the optimum module, ``docs/machines.md``)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 #: a machine with two classes of equal width and no cross-class move, as
 #: riscv64 would be without FMV (the cross-class bug needs one)
 TWO_CLASSES = {"name": "two-classes",
@@ -135,6 +138,54 @@ BUG_CLASSES += [
      [["push", "m1"], ["pop", "m0"]], True),
 ]
 
+# parts and overlap of slots (issue 23): an x86-64 frame whose 16-byte slots
+# lie over its 8-byte ones (mq0 = m0:m1, mq1 = m1:m2 overlapping both
+# neighbours, mq2 = m2:m3), as a frame layout does
+FRAME = json.loads((Path(__file__).resolve().parents[2] / "mutants" / "data"
+                    / "x64-frame.json").read_text())
+SLOT_HALVES = {"machine": FRAME, "moves": [["mq2", "mq0"]], "temps": ["r10"]}
+SLOT_SHIFT = {"machine": FRAME, "moves": [["mq1", "mq0"]], "temps": ["r10"]}
+SLOT_CLOBBER = {"machine": FRAME, "moves": [["mq0", "xmm0"], ["m3", "m1"]], "temps": ["r10"]}
+SIMD_SLOT_SWAP = {"machine": FRAME, "moves": [["mq0", "mq2"], ["mq2", "mq0"]],
+                  "temps": ["xmm15"]}
+BUG_CLASSES += [
+    # a 16-byte slot copied as its two 8-byte halves through r10: the high half
+    # is never read, so mq2's high half gets the low half again
+    ("slot_halves", SLOT_HALVES,
+     [["mov", "r10", "m0"], ["mov", "m2", "r10"], ["mov", "m3", "r10"]], False),
+    ("slot_halves", SLOT_HALVES,
+     [["mov", "r10", "m0"], ["mov", "m2", "r10"], ["mov", "r10", "m1"], ["mov", "m3", "r10"]],
+     True),
+    # a 16-byte slot moved 8 bytes up onto itself (mq1 = m1:m2 <- mq0 = m0:m1),
+    # halves low first: the first store overwrites the high half it still reads
+    ("overlapping_slot_shift", SLOT_SHIFT,
+     [["mov", "r10", "m0"], ["mov", "m1", "r10"], ["mov", "r10", "m1"], ["mov", "m2", "r10"]],
+     False),
+    ("overlapping_slot_shift", SLOT_SHIFT,
+     [["mov", "r10", "m1"], ["mov", "m2", "r10"], ["mov", "r10", "m0"], ["mov", "m1", "r10"]],
+     True),
+    # a store to the 16-byte slot mq0 clobbers its 8-byte part m1 before m1 is read
+    ("wide_slot_clobbers_part", SLOT_CLOBBER,
+     [["mov", "mq0", "xmm0"], ["mov", "r10", "m1"], ["mov", "m3", "r10"]], False),
+    ("wide_slot_clobbers_part", SLOT_CLOBBER,
+     [["mov", "r10", "m1"], ["mov", "m3", "r10"], ["mov", "mq0", "xmm0"]], True),
+    # a double in xmm0 to the high 8 bytes of the 16-byte slot mq0 (its part
+    # m1): storing the whole register puts the double in m0, not m1
+    ("double_into_high_part", {"machine": FRAME, "moves": [["m1", "xmm0", "f64"]],
+                               "temps": ["m0"]},
+     [["mov", "mq0", "xmm0"]], False),
+    ("double_into_high_part", {"machine": FRAME, "moves": [["m1", "xmm0", "f64"]],
+                               "temps": ["m0"]},
+     [["mov", "m1", "xmm0", "f64"]], True),
+    # two 16-byte slots swapped V8's way (one through xmm15, the other's 8-byte
+    # halves pushed and popped), with the high half's push and pop forgotten
+    ("simd_slot_swap_by_halves", SIMD_SLOT_SWAP,
+     [["mov", "xmm15", "mq0"], ["push", "m2"], ["pop", "m0"], ["mov", "mq2", "xmm15"]], False),
+    ("simd_slot_swap_by_halves", SIMD_SLOT_SWAP,
+     [["mov", "xmm15", "mq0"], ["push", "m2"], ["pop", "m0"], ["push", "m3"], ["pop", "m1"],
+      ["mov", "mq2", "xmm15"]], True),
+]
+
 # (name, request with "sequence"): every operation class a machine can lack
 ILLEGAL = [
     ("mov_mem_mem", {"machine": "x86-64", "moves": [["m0", "m1"]],
@@ -215,6 +266,16 @@ ILLEGAL = [
                            "sequence": [["push", {"imm": 1 << 40}], ["pop", "m0"]]}),
     ("pop_into_slot_on_arm", {"machine": "armv7-vfp", "moves": [["m0", "r0"]],
                               "sequence": [["push", "r0"], ["pop", "m0"]]}),
+]
+
+# parts and overlap of slots (issue 23)
+ILLEGAL += [
+    ("slot_part_to_slot_part", {"machine": FRAME, "moves": [["m3", "m1"]],
+                                "sequence": [["mov", "m3", "m1"]]}),
+    ("swap_overlapping_slots", {"machine": FRAME, "moves": [["mq1", "mq0"]],
+                                "sequence": [["swap", "mq0", "mq1"]]}),
+    ("push_wide_slot", {"machine": FRAME, "moves": [["mq2", "mq0"]],
+                        "sequence": [["push", "mq0"], ["pop", "mq2"]]}),
 ]
 
 # (name, request): bad input
@@ -304,4 +365,37 @@ BAD_INPUT = [
                                                            "width": 2}},
                                          "aliases": {"d0": ["s0", "s1"], "x0": ["s0", "s1"]}},
                              "moves": []}),
+    # parts and overlap of slots (issue 23)
+    ("overlap_slot_part", {"machine": FRAME, "moves": [["mq0", "mq2"], ["m1", "rax"]]}),
+    ("overlap_slots", {"machine": FRAME, "moves": [["mq0", "xmm0"], ["mq1", "xmm1"]]}),
+    ("temp_slot_part_in_move", {"machine": FRAME, "moves": [["mq1", "xmm0"]], "temps": ["m2"]}),
+    ("machine_slot_alias_register_part", {
+        "machine": {"classes": {"g": {"registers": ["a"]}},
+                    "stack": [{"names": ["m0"]}, {"names": ["mq0"], "width": 2}],
+                    "aliases": {"mq0": ["m0", "a"]}}, "moves": []}),
+    ("machine_slot_alias_width", {
+        "machine": {"classes": {"g": {"registers": ["a"]}},
+                    "stack": [{"names": ["m0", "md0"], "width": 1},
+                              {"names": ["mq0"], "width": 4}],
+                    "aliases": {"mq0": ["m0", "md0"]}}, "moves": []}),
+    ("machine_slot_alias_unknown_part", {
+        "machine": {"classes": {"g": {"registers": ["a"]}},
+                    "stack": {"names": ["mq0"], "width": 2},
+                    "aliases": {"mq0": ["m0", "m1"]}}, "moves": []}),
+    ("machine_slot_alias_cycle", {
+        "machine": {"classes": {"g": {"registers": ["a"]}},
+                    "stack": {"names": ["m0", "m1"]},
+                    "aliases": {"m0": ["m1"], "m1": ["m0"]}}, "moves": []}),
+    ("machine_slot_alias_one_part", {
+        "machine": {"classes": {"g": {"registers": ["a"]}},
+                    "stack": {"names": ["m0", "m1"]}, "aliases": {"m1": ["m0"]}},
+        "moves": []}),
+    ("machine_slot_aliases_twice", {
+        "machine": {"classes": {"g": {"registers": ["a"]}},
+                    "stack": [{"names": ["m0", "m1"]}, {"names": ["mq0", "mq1"], "width": 2}],
+                    "aliases": {"mq0": ["m0", "m1"], "mq1": ["m0", "m1"]}}, "moves": []}),
+    ("machine_register_alias_slot_part", {
+        "machine": {"classes": {"d": {"registers": ["d0"], "width": 2}},
+                    "stack": {"names": ["m0", "m1"]}, "aliases": {"d0": ["m0", "m1"]}},
+        "moves": []}),
 ]

@@ -57,6 +57,17 @@ GOLDEN_BUGS = [
     (0, '{"ok": true, "length": 2, "cost": 2}'),
     (1, '{"ok": false, "length": 4, "cost": 4, "reason": "operation #0 pops 1 word(s) from a stack that holds 0: a pop from an empty stack takes a value that was never pushed", "operation": 0}'),
     (0, '{"ok": true, "length": 2, "cost": 2}'),
+    # parts and overlap of slots (issue 23)
+    (1, '{"ok": false, "length": 3, "cost": 3, "reason": "destination mq2 (unit m3) must hold the original value of m1 but holds that of m0", "counterexample": {"location": "mq2", "unit": "m3", "expected": "m1", "got": "m0"}}'),
+    (0, '{"ok": true, "length": 4, "cost": 4}'),
+    (1, '{"ok": false, "length": 4, "cost": 4, "reason": "destination mq1 (unit m2) must hold the original value of m1 but holds that of m0", "counterexample": {"location": "mq1", "unit": "m2", "expected": "m1", "got": "m0"}}'),
+    (0, '{"ok": true, "length": 4, "cost": 4}'),
+    (1, '{"ok": false, "length": 3, "cost": 3, "reason": "destination m3 (unit m3) must hold the original value of m1 but holds that of xmm0.1", "counterexample": {"location": "m3", "unit": "m3", "expected": "m1", "got": "xmm0.1"}}'),
+    (0, '{"ok": true, "length": 3, "cost": 3}'),
+    (1, '{"ok": false, "length": 1, "cost": 1, "reason": "destination m1 (unit m1) must hold the original value of xmm0.0 but holds that of xmm0.1", "counterexample": {"location": "m1", "unit": "m1", "expected": "xmm0.0", "got": "xmm0.1"}}'),
+    (0, '{"ok": true, "length": 1, "cost": 1}'),
+    (1, '{"ok": false, "length": 4, "cost": 4, "reason": "destination mq0 (unit m1) must hold the original value of m3 but holds that of m1", "counterexample": {"location": "mq0", "unit": "m1", "expected": "m3", "got": "m1"}}'),
+    (0, '{"ok": true, "length": 6, "cost": 6}'),
 ]
 
 GOLDEN_ILLEGAL = {
@@ -96,6 +107,10 @@ GOLDEN_ILLEGAL = {
     'push_xmm': '{"ok": false, "length": 2, "reason": "operation #0: push xmm1 names xmm1 of class xmm, which push and pop do not take on x86-64", "operation": 0}',
     'push_imm_too_wide': '{"ok": false, "length": 2, "reason": "operation #0: push #1099511627776 pushes the constant 1099511627776, but a push of x86-64 takes at most a 32-bit immediate, sign-extended (immediate_bits \\"mem\\"); build it in a register first", "operation": 0}',
     'pop_into_slot_on_arm': '{"ok": false, "length": 2, "reason": "operation #1: pop m0 pops into a stack slot, which armv7-vfp lacks (pop is [\\"reg\\"])", "operation": 1}',
+    # parts and overlap of slots (issue 23)
+    'slot_part_to_slot_part': '{"ok": false, "length": 1, "reason": "operation #0: mov m3, m1 is a memory-to-memory move, which x64-frame lacks (mem_to_mem is false)", "operation": 0}',
+    'swap_overlapping_slots': '{"ok": false, "length": 1, "reason": "operation #0: swap mq0, mq1 swaps overlapping slots mq0 and mq1", "operation": 0}',
+    'push_wide_slot': '{"ok": false, "length": 2, "reason": "operation #0: push mq0 names slot mq0, whose group push and pop do not take on x64-frame", "operation": 0}',
 }
 
 GOLDEN_BAD = {
@@ -149,6 +164,17 @@ GOLDEN_BAD = {
     'machine_scratch_reserved': '{"error": "line 1: \\"machine\\": \\"scratch\\": \'a\' overlaps the reserved register \'a\'; a reserved register is never written, so it cannot be a scratch"}',
     'machine_empty_class_name': '{"error": "line 1: \\"machine\\": a class name must be a name (a letter or _, then letters, digits, _), not \'\'"}',
     'machine_alias_twice': '{"error": "line 1: \\"machine\\": aliases \'d0\' and \'x0\' have the same parts [\\"s0\\", \\"s1\\"]; declare the register once"}',
+    # parts and overlap of slots (issue 23)
+    'overlap_slot_part': '{"error": "line 1: destinations overlap: mq0 <- mq2 and m1 <- rax both write unit m1; a parallel move needs disjoint destinations"}',
+    'overlap_slots': '{"error": "line 1: destinations overlap: mq0 <- xmm0 and mq1 <- xmm1 both write unit m1; a parallel move needs disjoint destinations"}',
+    'temp_slot_part_in_move': '{"error": "line 1: temporary m2 overlaps the move mq1 <- xmm0 (unit m2); a temporary must be a location the moves do not touch"}',
+    'machine_slot_alias_register_part': '{"error": "line 1: \\"machine\\": alias \'mq0\' is a stack slot, so its parts are slots, but \'a\' is a register; list the narrower slots it lies over in \\"stack\\""}',
+    'machine_slot_alias_width': '{"error": "line 1: \\"machine\\": alias \'mq0\': its parts [\\"m0\\", \\"md0\\"] have width 2 but its stack group has width 4; a slot\'s parts add up to its width"}',
+    'machine_slot_alias_unknown_part': '{"error": "line 1: \\"machine\\": alias \'mq0\' is a stack slot, so its parts are slots, but \'m0\' is no slot of the stack; list the narrower slots it lies over in \\"stack\\""}',
+    'machine_slot_alias_cycle': '{"error": "line 1: \\"machine\\": alias \'m0\' contains itself (m0 -> m1 -> m0)"}',
+    'machine_slot_alias_one_part': '{"error": "line 1: \\"machine\\": alias \'m1\' has the same units as the slot \'m0\'; declare the slot once"}',
+    'machine_slot_aliases_twice': '{"error": "line 1: \\"machine\\": aliases \'mq0\' and \'mq1\' have the same parts [\\"m0\\", \\"m1\\"]; declare the slot once"}',
+    'machine_register_alias_slot_part': '{"error": "line 1: \\"machine\\": alias \'d0\': part \'m0\' is not a register of any class"}',
 }
 
 

@@ -103,6 +103,8 @@ CROSS_FIELD = re.compile("|".join([
     # scratch locations are names of the machine
     r"unknown type", r"is not a class of this machine", r"neither a class of this machine",
     r"is not a register of", r"declares no types", r"cannot hold", r"is reserved on",
+    # issue 23: a slot's parts are slots, and not another name for one slot
+    r"so its parts are slots", r"has the same units as the slot",
 ]))
 
 

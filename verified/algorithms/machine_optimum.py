@@ -116,6 +116,30 @@ def goals(mm: M.MachineMove, preserve: str) -> dict:
     return out
 
 
+def _piece_movs(m: M.Machine, d: M.Place, s: M.Imm, w: int) -> list:
+    """The constant's pieces for each part of an aliased destination (a
+    16-byte slot over two 8-byte ones, issue 23), each as the constant of
+    its own that a mov writes (on a machine with ``unit_bits``), into any
+    place of the part's width: a destination that takes no immediate may
+    take one in each part (``resolve``'s ``_imm_by_parts``)."""
+    parts = dict(m.aliases).get(d.parts[0], ()) if not d.is_list else ()
+    if not m.unit_bits or not parts:
+        return []
+    out, k = [], 0
+    for part in parts:
+        n = m.lookup(part).width
+        if k + n > w:
+            break
+        c = (s.value >> (k * m.unit_bits)) & ((1 << (n * m.unit_bits)) - 1)
+        c -= (1 << (n * m.unit_bits)) if c >> (n * m.unit_bits - 1) else 0
+        for p in m.names():
+            op = M.MMov(M.Place((p,)), M.Imm(c))
+            if m.lookup(p).width == n and M.illegal(m, op) is None:
+                out.append(op)
+        k += n
+    return out
+
+
 def operations(mm: M.MachineMove) -> list:
     """Every operation the search tries (see the module docstring)."""
     m = mm.machine
@@ -146,6 +170,7 @@ def operations(mm: M.MachineMove) -> list:
             op = M.MMov(p, s, t)
             if M.illegal(m, op) is None and op not in ops:
                 ops.append(op)
+        ops += [op for op in _piece_movs(m, d, s, w) if op not in ops]
     # a profile's reserved registers are never written
     return [op for op in ops if M.reserved_write(m, op) is None]
 

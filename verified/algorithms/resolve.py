@@ -113,6 +113,10 @@ class Imm:
     value: int
     width: int = 1
     offset: int = 0
+    #: a piece written into a part of its destination (``_imm_by_parts``):
+    #: the constant the mov writes, the pieces from ``offset`` on as a
+    #: constant of their own (the wire has no offsets); None: ``value``
+    wire: int | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,8 @@ class Frame:
     cost: Callable[[Op], float]
     #: names the machine's profile keeps free for shuffling (preferred scratch)
     scratch: frozenset = frozenset()
+    #: the machine's ``unit_bits`` (None: immediates are symbolic pieces)
+    unit_bits: int | None = None
 
     @property
     def units(self) -> list:
@@ -624,7 +630,7 @@ class _Run:
                 if not self.attempt([(direct, "immediate")]):
                     raise AssertionError(f"resolve: {job.dst.name} is not free for its constant")
                 continue
-            if not self._imm_via_register(job):
+            if not self._imm_by_parts(job) and not self._imm_via_register(job):
                 raise Stuck(
                     f"the constant {job.imm.value} for "
                     f"{_name(job.dst.name)} needs a register (the machine cannot "
@@ -634,6 +640,29 @@ class _Run:
         self.ready_until_stuck()
         if self.open_jobs():
             raise AssertionError("resolve: a restore is left after the immediates")
+
+    def _imm_by_parts(self, job: Job) -> bool:
+        """A constant the machine cannot write into the whole destination,
+        written piece by piece into the parts it lies over (issue 23: a
+        16-byte slot without immediate stores over two 8-byte slots that
+        take ``mov m64, imm32``), when each part takes its piece."""
+        bits = self.f.unit_bits
+        whole = next((p for p in self.f.places if p.name == job.dst.name and p.typ is None
+                      and p.kind != "list"), None)
+        ops, k = [], 0
+        for part in whole.parts if whole is not None and bits else ():
+            if k == job.dst.width:
+                break
+            at = job.imm.offset + k
+            wire = (job.imm.value >> (at * bits)) & ((1 << (part.width * bits)) - 1)
+            if wire >> (part.width * bits - 1):  # the same bits, as the signed constant
+                wire -= 1 << (part.width * bits)
+            ops.append((("mov", part, Imm(job.imm.value, part.width, at, wire)),
+                        "immediate by parts"))
+            k += part.width
+        if not ops or tuple(u for (_, part, _), _ in ops for u in part.units) != job.dst.units:
+            return False
+        return all(self.legal(op) for op, _ in ops) and self.attempt(ops)
 
     def _imm_via_register(self, job: Job) -> bool:
         regs = self._registers(job.dst.width, job.dst.units)
@@ -803,7 +832,8 @@ def to_mop(op: Op) -> "_m.MOperation":
     typ, _ = op_type(op)
     if kind == "swap":
         return _m.MSwap(_mplace(a), _mplace(b), typ)
-    src = _m.Imm(b.value, b.offset) if isinstance(b, Imm) else _mplace(b)
+    src = (_m.Imm(b.value, b.offset) if b.wire is None else _m.Imm(b.wire)) \
+        if isinstance(b, Imm) else _mplace(b)
     return _m.MMov(_mplace(a), src, typ)
 
 
@@ -837,7 +867,7 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
     def key(op: Op):
         kind, a, b = op
         return (kind, a.name, a.typ,
-                (b.value, b.offset) if isinstance(b, Imm) else (b.name, b.typ))
+                (b.value, b.offset, b.wire) if isinstance(b, Imm) else (b.name, b.typ))
 
     def legal(op: Op) -> bool:
         k = key(op)
@@ -856,7 +886,7 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
             cost_cache[k] = _m.op_cost(machine, to_mop(op))
         return cost_cache[k]
 
-    return Frame(places, legal, cost, frozenset(machine.scratch))
+    return Frame(places, legal, cost, frozenset(machine.scratch), machine.unit_bits)
 
 
 def _request_place(frame: Frame, loc: "_m.MLoc", w: int,

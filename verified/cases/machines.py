@@ -198,6 +198,14 @@ def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIR
                 chosen.add(r)
                 todo += list(dict(m.aliases).get(r, ()))
     keep = chosen | set(scratch)
+    # slots: the first ``slots`` of each group, and the parts a kept slot
+    # lies over (a slot alias, issue 23: x64-frame's mq1 = m1:m2 brings m2)
+    todo = [x for g in m.stack for x in g.names[:slots]] + [x for x in keep
+                                                             if x in m.slots()]
+    while todo:
+        x = todo.pop()
+        keep.add(x)
+        todo += [p for p in dict(m.aliases).get(x, ()) if p not in keep]
     classes = {}
     for name, entry in full["classes"].items():
         names = [r for r in entry["registers"] if r in keep]
@@ -207,8 +215,8 @@ def small_machine(m: Machine, per_class: int = PER_CLASS, first_class: int = FIR
            "source": f"{m.name}, reduced by verified.cases.machines.small_machine",
            "classes": classes,
            "aliases": {a: p for a, p in full["aliases"].items() if a in keep},
-           "stack": [{**g, "names": [x for i, x in enumerate(g["names"])
-                                      if i < slots or x in keep]} for g in full["stack"]]}
+           "stack": [{**g, "names": [x for x in g["names"] if x in keep]}
+                     for g in full["stack"]]}
     # types and pair moves name classes: keep what the small machine still has
     if "types" in full:
         obj["types"] = {t: {**e, "classes": [c for c in e["classes"] if c in classes]}

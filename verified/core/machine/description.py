@@ -577,10 +577,13 @@ def _resolve_names(m: Machine) -> dict[str, Reg]:
             where[s] = "the stack"
     alias_parts = dict(m.aliases)
     for a in alias_parts:
-        if not where.get(a, "").startswith("class"):
+        if a not in where:
             raise _bad(f"alias {a!r} is not a register of any class; list it in its "
                        f"class (with its width) and in \"aliases\"")
     cls_of = {r: c for c in m.classes for r in c.registers}
+    # a slot may be an alias too (a frame layout): a wide slot over narrower
+    # slots, its parts; naming a part names those units of the wide slot
+    group_of = {s: g for g in m.stack for s in g.names}
     units: dict[str, tuple[Unit, ...]] = {}
 
     def resolve(name: str, chain: tuple[str, ...]) -> tuple[Unit, ...]:
@@ -588,21 +591,31 @@ def _resolve_names(m: Machine) -> dict[str, Reg]:
             return units[name]
         if name in chain:
             raise _bad(f"alias {name!r} contains itself ({' -> '.join(chain + (name,))})")
+        slot = name in group_of
         if name in alias_parts:
             got: list[Unit] = []
             for p in alias_parts[name]:
-                if p not in cls_of:
+                if not slot and p not in cls_of:
                     raise _bad(f"alias {name!r}: part {p!r} is not a register of any class")
+                if slot and p not in group_of:
+                    raise _bad(f"alias {name!r} is a stack slot, so its parts are slots, but "
+                               + (f"{p!r} is a register" if p in cls_of else
+                                  f"{p!r} is no slot of the stack")
+                               + "; list the narrower slots it lies over in \"stack\"")
                 got += resolve(p, chain + (name,))
-            width = cls_of[name].width
+            width = group_of[name].width if slot else cls_of[name].width
             if len(got) != width:
+                if slot:
+                    raise _bad(f"alias {name!r}: its parts {_short(list(alias_parts[name]))} "
+                               f"have width {len(got)} but its stack group has width "
+                               f"{width}; a slot's parts add up to its width")
                 raise _bad(f"alias {name!r}: its parts {_short(list(alias_parts[name]))} have "
                            f"width {len(got)} but class {cls_of[name].name!r} says {width}")
             if len(set(got)) != len(got):
                 raise _bad(f"alias {name!r}: its parts {_short(list(alias_parts[name]))} overlap")
             units[name] = tuple(got)
         else:
-            w = cls_of[name].width
+            w = group_of[name].width if slot else cls_of[name].width
             units[name] = (name,) if w == 1 else tuple(f"{name}.{k}" for k in range(w))
         return units[name]
 
@@ -612,17 +625,22 @@ def _resolve_names(m: Machine) -> dict[str, Reg]:
         for r in c.registers:
             out[r] = Reg(r, "reg", c.name, c.width, resolve(r, ()))
             total += c.width
+    for g in m.stack:
+        for s in g.names:
+            out[s] = Reg(s, "mem", None, g.width, resolve(s, ()))
+            total += g.width
+    plain = {units[s]: s for g in m.stack for s in g.names if s not in alias_parts}
+    for a in alias_parts:  # a slot alias of one part is that part under a second name
+        if a in group_of and units[a] in plain:
+            raise _bad(f"alias {a!r} has the same units as the slot {plain[units[a]]!r}; "
+                       f"declare the slot once")
     same: dict[tuple[Unit, ...], str] = {}
     for a in alias_parts:  # two names for the same units: which one does a sequence mean?
         if units[a] in same:
             raise _bad(f"aliases {same[units[a]]!r} and {a!r} have the same parts "
-                       f"{_short(list(units[a]))}; declare the register once")
+                       f"{_short(list(units[a]))}; declare the "
+                       f"{'slot' if a in group_of else 'register'} once")
         same[units[a]] = a
-    for g in m.stack:
-        for s in g.names:
-            out[s] = Reg(s, "mem", None, g.width,
-                         (s,) if g.width == 1 else tuple(f"{s}.{k}" for k in range(g.width)))
-            total += g.width
     if total > MAX_UNITS:
         raise _bad(f"declares {total} units; at most {MAX_UNITS}")
     return out

@@ -341,7 +341,8 @@ def _single_illegal(m: Machine, op: MOperation) -> str | None:
                     f"(mem_to_mem is false)")
         return None
     if rx.name != ry.name and set(rx.units) & set(ry.units):
-        return f"{text} swaps overlapping registers {rx.name} and {ry.name}"
+        return (f"{text} swaps overlapping {'slots' if rx.kind == 'mem' else 'registers'} "
+                f"{rx.name} and {ry.name}")
     if what == "swap mem-mem":
         return (f"{text} is a memory-to-memory swap, which {m.name} lacks (its swaps: "
                 f"{', '.join(m.swap) or 'none'}; no machine swaps two slots)")
