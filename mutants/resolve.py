@@ -86,5 +86,5 @@ OPTIMUM_MUTANTS = [
            "        return -(-wrong // widest) * cheapest", "        return wrong * 10 * cheapest",
            "the A* estimate is not admissible (each wrong unit priced ten operations): the search "
            "returns a cost above the optimum", family="machine_optimum", entry="search",
-           scope="search_sequence"),
+           scope="_search"),
 ]

@@ -928,27 +928,61 @@ def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
         return _fall_back(mm, preserve, trace, str(stuck))
 
 
+#: the sub-machine searches of ``_fall_back``: spares per class and slot
+#: group, in order, and the states each may visit
+SUB_SPARES = (1, 2)
+SUB_STATES = 50_000
+
+
 def _fall_back(mm: "_m.MachineMove", preserve: str, trace: Trace | None, why: str) -> list:
     """The greedy steps are stuck.  On a machine small enough for the
     search (``machine_optimum.SEARCH_UNITS``), the search decides: its
     optimal sequence (trace event "search"), or ``Unsolvable`` (proved).
-    On a larger machine: an error that says no sequence was *found*."""
-    from . import machine_optimum
+    On a larger machine: ``Unsolvable`` when the no-free-unit lemma
+    (``machine_optimum.no_free_unit``) or value flow
+    (``machine_optimum.unreachable_goal``) proves that no sequence exists; else
+    the search over the **sub-machine** (``machine_optimum.sub_request``:
+    the locations the request names plus one spare register of each class
+    and one spare slot of each group of their widths, then two) gives the
+    answer (trace event "sub-machine search"); when it finds none, an error
+    that says exactly what was searched (not a proof for the whole machine:
+    a sequence might need more spare registers than the sub-machine has)."""
+    from . import machine_optimum as O
+    say = trace or (lambda e, d: None)
     n = len(mm.machine.units())
-    if n > machine_optimum.SEARCH_UNITS:
-        raise PreconditionError(
-            f"resolve found no sequence: {why} (this does not prove that none exists: "
-            f"{mm.machine.name} has {n} units, the search that decides covers at most "
-            f"{machine_optimum.SEARCH_UNITS})")
-    best, note, path = machine_optimum.search_sequence(mm, preserve)
-    if best is None:
-        if note == machine_optimum.NO_SEQUENCE:
-            raise Unsolvable(f"no sequence exists: {why} (proved by the search over every "
-                             "machine state)")
-        raise PreconditionError(f"resolve found no sequence: {why} ({note})")
-    for op in path:
-        (trace or (lambda e, d: None))("search", {"op": op})
-    return path
+    if n <= O.SEARCH_UNITS:
+        best, note, path = O.search_sequence(mm, preserve)
+        if best is None:
+            if note == O.NO_SEQUENCE:
+                raise Unsolvable(f"no sequence exists: {why} (proved by the search over every "
+                                 "machine state)")
+            raise PreconditionError(f"resolve found no sequence: {why} ({note})")
+        for op in path:
+            say("search", {"op": op})
+        return path
+    proof = O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve)
+    if proof is not None:
+        raise Unsolvable(f"no sequence exists: {proof}")
+    searched = []
+    for spares in SUB_SPARES:
+        sub, names = O.sub_request(mm, spares)
+        best, note, path = O.search_sequence(sub, preserve, SUB_STATES)
+        where = (f"{', '.join(sub.machine.names())} ({len(sub.machine.units())} units; "
+                 f"spares {', '.join(names) or 'none'})")
+        if best is not None:
+            text = (f"the greedy steps were stuck ({why}); the search over the sub-machine "
+                    f"{where} found this sequence, optimal there")
+            for op in path:
+                say("sub-machine search", {"op": op, "note": text})
+            return path
+        searched.append(f"{where}: " + ("every state searched, none there"
+                                        if note == O.NO_SEQUENCE else note))
+        if note != O.NO_SEQUENCE:
+            break
+    raise PreconditionError(
+        f"resolve found no sequence: {why}; the search found none on the sub-machine "
+        f"{'; nor on '.join(searched)} (this does not prove that none exists on the whole "
+        f"{mm.machine.name}: a sequence could need more spare registers or slots)")
 
 
 @algorithm(
