@@ -538,7 +538,9 @@ def sub_request(mm: M.MachineMove, spares: int = 1) -> tuple[M.MachineMove, tupl
             got += 1
 
     widths = {m.lookup(n).width for n in named}
-    for c in m.classes:
+    # the widest classes first: a spare q register brings its d and s
+    # halves along, where a spare s or d taken first would leave no q free
+    for c in sorted(m.classes, key=lambda c: -c.width):
         if c.width in widths:
             take(c.registers)
     for g in m.stack:
