@@ -436,7 +436,8 @@ class _Run:
         """Pushes that put ``p``'s units on the stack, its low unit on top
         (``p`` itself, or its alias parts high part first: armv7-vfp pushes
         a q register as its two d halves), or None when the machine cannot."""
-        if p.typ is not None:
+        p = self._whole(p)
+        if p is None:
             return None
         if self.legal(("push", p, None)):
             return [("push", p, None)]
@@ -453,7 +454,8 @@ class _Run:
     def _pop_seq(self, p: Place) -> list[Op] | None:
         """Pops that move the top ``p.width`` words into ``p``, the top into
         its low unit (``p`` itself, or its parts low part first)."""
-        if p.typ is not None:
+        p = self._whole(p)
+        if p is None:
             return None
         if self.legal(("pop", p, None)):
             return [("pop", p, None)]
@@ -466,6 +468,16 @@ class _Run:
                 return None
             out += more
         return out
+
+    def _whole(self, p: Place) -> Place | None:
+        """``p`` as an untyped place: a typed view as wide as its location is
+        the location itself (its typed write leaves nothing undefined);
+        None for a narrower view (push and pop move whole locations)."""
+        if p.typ is None:
+            return p
+        if p.full and len(p.full) != len(p.units):
+            return None
+        return next((q for q in self.f.places if q.typ is None and q.name == p.name), None)
 
     def _stack_save(self, r: Place) -> tuple[list, list] | None:
         """(pushes, pops) that save ``r`` on the stack and give it back."""
