@@ -293,6 +293,27 @@ def test_resolver_random_slot_permutations_on_each_preset(preset):
 # -- golden answers -----------------------------------------------------------
 
 GOLDEN = [
+    # push/pop (issue 23): x86-64 slot copy with every register live, through
+    # the stack (a borrowed register would cost a save and a restore more)
+    ("x86-64", [["m0", "m1"]], [], "all", [["push", "m1"], ["pop", "m0"]]),
+    # armv7-vfp: a 16-byte slot swap with every register live: q0 saved on
+    # the stack as its d halves, each slot's value through q0
+    ("armv7-vfp", [["mq1", "mq0"], ["mq0", "mq1"]], [], "all",
+     [["push", "d1"], ["push", "d0"], ["mov", "q0", "mq0"], ["push", "d1"], ["push", "d0"],
+      ["mov", "q0", "mq1"], ["mov", "mq0", "q0"], ["pop", "d0"], ["pop", "d1"],
+      ["mov", "mq1", "q0"], ["pop", "d0"], ["pop", "d1"]]),
+    # armv7-vfp: a 64-bit constant into d16 (no VFP immediate): its pieces
+    # pushed from r12 (saved first), high first, popped into d16
+    ("armv7-vfp", [["d16", {"imm": 7}]], [], "all",
+     [["push", "r12"], ["mov", "r12", {"imm": 0}], ["push", "r12"],
+      ["mov", "r12", {"imm": 7}], ["push", "r12"], ["pop", "d16"], ["pop", "r12"]]),
+    # v8-arm (no vpop): a float64 constant through the pair move VMOV d14, r12,
+    # r0, r0 saved on the stack (two distinct core registers: a repeated
+    # register once made this an internal error)
+    ("v8-arm", [["m1", "r0", "i32"], ["md1", {"imm": 7}, "f64"]], ["r12", "q7"], "all",
+     [["mov", "m1", "r0", "i32"], ["push", "r0"], ["mov", "r12", {"imm": 7}],
+      ["mov", "r0", {"imm": 0}], ["mov", "d14", ["r12", "r0"]], ["pop", "r0"],
+      ["mov", "md1", "d14", "f64"]]),
     # x86-64: a slot swap with every register live: xchg with a register
     # three times (never xchg of two slots, the DESIGN bug)
     ("x86-64", [["m0", "m1"], ["m1", "m0"]], [], "all",

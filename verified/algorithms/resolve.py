@@ -66,7 +66,9 @@ The loop:
    no register of its width takes (armv7-vfp: immediates into core
    registers only) is built on the stack piece by piece through a
    one-unit register and popped into a register (``_imm_through_stack``;
-   on a machine with ``unit_bits``, where a piece is a constant of its own).
+   on a machine with ``unit_bits``, where a piece is a constant of its own),
+   or written into each two-unit part from two one-unit registers by a pair
+   move (``_imm_through_pairs``: v8-arm's ``VMOV d, r, r``).
 
 The greedy steps can get stuck on a request that has a sequence (tight
 machines: every register live, no swap), or come back to a state they
@@ -98,6 +100,7 @@ no goal.  Operations between views of two different types are not used.
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -704,6 +707,8 @@ class _Run:
         through the stack, none of its units ``busy``; a free one (a
         temporary) unless ``save`` (then any: it is saved on the stack)."""
         for r in self._scratch_order(self._registers(width, busy), ()):
+            if r.typ is not None:
+                continue
             if not (self.legal(("mov", r, h)) and self.legal(("mov", dst, r))):
                 continue
             if self._push_seq(r) is None or self._pop_seq(r) is None:
@@ -820,6 +825,15 @@ class _Run:
             raise AssertionError("resolve: a restore is left after the immediates")
 
     def _imm_via_register(self, job: Job) -> bool:
+        if self._imm_via_register_to(job):
+            return True
+        # a typed view as wide as its location: the location itself takes
+        # an untyped store (an f32 slot written from a core register)
+        whole = self._whole(job.dst)
+        return whole is not None and whole is not job.dst and self._imm_via_register_to(
+            Job(whole, job.want, job.src, job.imm))
+
+    def _imm_via_register_to(self, job: Job) -> bool:
         regs = self._registers(job.dst.width, job.dst.units)
         for r in self._scratch_order(regs, job.want):
             load, store = ("mov", r, job.imm), ("mov", job.dst, r)
@@ -851,7 +865,7 @@ class _Run:
                     saved[0] + [(load, "immediate via scratch"),
                                 (store, "immediate via scratch")] + saved[1]):
                 return True
-        return self._imm_through_stack(job)
+        return self._imm_through_stack(job) or self._imm_through_pairs(job)
 
     def _imm_through_stack(self, job: Job) -> bool:
         """A constant no register of the destination's width takes (armv7-vfp
@@ -880,11 +894,73 @@ class _Run:
                 for save_g in (False, True):
                     for g in self._scratch_order(self._registers(1, r.units + job.dst.units),
                                                  ()):
+                        if g.typ is not None:  # a whole register carries a piece
+                            continue
                         steps = self._pieces_through(g, imm, w, into, save_g)
                         if steps is None:
                             continue
                         if r is not job.dst:
                             steps = steps + [(("mov", job.dst, r), "immediate via the stack")]
+                        if rs is not None:
+                            steps = rs[0] + steps + rs[1]
+                        if self.attempt(steps):
+                            return True
+        return False
+
+    def _imm_through_pairs(self, job: Job) -> bool:
+        """A constant no register of the destination's width takes, on a
+        machine whose pair moves fill a two-unit register from two one-unit
+        ones (armv7-vfp ``VMOV d0, r0, r1``): each two-unit part of the
+        destination register (or of a register then stored to the
+        destination slot) written from two one-unit registers holding its
+        pieces; those free, else saved on the stack around the step."""
+        if self.f.unit_bits is None:
+            return False
+        imm, w = job.imm, len(job.want)
+        targets = [job.dst] if job.dst.kind == "reg" else self._scratch_order(
+            [r for r in self._registers(w, job.dst.units) if self.legal(("mov", job.dst, r))],
+            job.want)
+        why = "immediate via a pair move"
+        for save_r in (False, True):
+            for r in targets:
+                rs = self._stack_save(r) if save_r and r is not job.dst else None
+                if save_r and rs is None:
+                    continue
+                whole = self._whole(r)
+                halves = [] if whole is None else [whole] if whole.width == 2 else \
+                    list(whole.parts)
+                if not halves or any(h.width != 2 for h in halves):
+                    continue
+                singles = [g for g in self._scratch_order(
+                    self._registers(1, r.units + job.dst.units), ())
+                    if g.typ is None and self.legal(
+                        ("mov", g, Imm(imm.value, 1, imm.offset, self.f.unit_bits)))]
+                for g1, g2 in itertools.permutations(singles[:4], 2):
+                    pair = Place((g1.name, g2.name), g1.units + g2.units, "list", None, (g1, g2))
+                    build: list = []
+                    k = imm.offset
+                    for h in halves:
+                        ops = [("mov", g1, Imm(imm.value, 1, k, self.f.unit_bits)),
+                               ("mov", g2, Imm(imm.value, 1, k + 1, self.f.unit_bits)),
+                               ("mov", h, pair)]
+                        if not all(self.legal(op) for op in ops):
+                            build = []
+                            break
+                        build += [(op, why) for op in ops]
+                        k += 2
+                    if not build:
+                        continue
+                    for save_g in (False, True):
+                        steps = list(build)
+                        if save_g:  # the live ones of the two, on the stack
+                            live = [g for g in (g1, g2) if any(u in self.goal for u in g.units)]
+                            saved = [self._stack_save(g) for g in live]
+                            if not live or None in saved:
+                                continue
+                            for push, pop in saved:
+                                steps = push + steps + pop
+                        if r is not job.dst:
+                            steps += [(("mov", job.dst, r), why)]
                         if rs is not None:
                             steps = rs[0] + steps + rs[1]
                         if self.attempt(steps):
