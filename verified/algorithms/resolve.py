@@ -917,13 +917,19 @@ class _Run:
         if self.f.unit_bits is None:
             return False
         imm, w = job.imm, len(job.want)
-        targets = [job.dst] if job.dst.kind == "reg" else self._scratch_order(
-            [r for r in self._registers(w, job.dst.units) if self.legal(("mov", job.dst, r))],
-            job.want)
+        # the destination itself (a d register; a 16-byte slot that aarch64's
+        # STP fills), else a register stored to the destination slot, or a
+        # slot loaded into the destination register
+        others = [r for r in self.f.places if r.typ is None and r.width == w
+                  and r.kind != job.dst.kind and not set(r.units) & set(job.dst.units)
+                  and self.legal(("mov", job.dst, r))]
+        targets = [job.dst] + self._scratch_order(others, job.want)
         why = "immediate via a pair move"
         for save_r in (False, True):
             for r in targets:
-                rs = self._stack_save(r) if save_r and r is not job.dst else None
+                rs = None
+                if save_r and r is not job.dst:
+                    rs = self._stack_save(r) or self._register_save(r, job.dst)
                 if save_r and rs is None:
                     continue
                 whole = self._whole(r)
@@ -966,6 +972,15 @@ class _Run:
                         if self.attempt(steps):
                             return True
         return False
+
+    def _register_save(self, r: Place, avoid: Place) -> tuple[list, list] | None:
+        """(save, restore): ``r`` copied into a free register (a temporary)
+        of its width and back, or None."""
+        for q in self._scratch_order(self._registers(r.width, r.units + avoid.units), ()):
+            if q.typ is None and not any(u in self.goal for u in q.units) and \
+                    self.legal(("mov", q, r)) and self.legal(("mov", r, q)):
+                return ([(("mov", q, r), "borrow: save")], [(("mov", r, q), "borrow: restore")])
+        return None
 
     def _pieces_through(self, g: Place, imm: Imm, w: int, into: list, save: bool) -> list | None:
         """The constant's ``w`` pieces through ``g`` onto the stack (high
