@@ -186,7 +186,8 @@ PUSH_TWICE = _resolve(
 #: with a slot-to-slot mov of width 1, 2 or 4 allowed and lowered that way,
 #: its temporaries without the scratch the slot-to-slot moves need (the
 #: rest of q7 stays usable: a busy s28 leaves s29 and d15); where it finds no
-#: way, the reference resolver's own sequence.  Run it on V8's profile,
+#: way, the reference resolver's own sequence (its greedy steps, then its
+#: fall-back).  Run it on V8's profile,
 #: ``--machine v8-arm`` (temps r12 and q7).
 V8_ARM = _resolve(
     "v8_arm",
@@ -230,7 +231,10 @@ V8_ARM = _resolve(
         if used <= pending:
             return [x for op in ops for x in lower(op)]
         pending |= used
-    return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace, free)]
+    try:
+        return [to_mop(op) for op in resolve_frame(frame, moves, temps, preserve, trace, free)]
+    except Stuck as stuck:  # the reference resolver's fall-back, as ``resolve`` has it
+        return _fall_back(mm, preserve, trace, str(stuck))
     """,
     "not a bug: V8's ARM lowering of slot-to-slot moves through its VFP scratch "
     "(s28, d14, q7), which no parked value may hold",

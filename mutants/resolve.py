@@ -64,9 +64,41 @@ MUTANTS = [
        "a cycle is broken by swapping its two places whatever they are: xchg of two "
        "stack slots on x86-64",
        {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]]}),
+    _r("imm_piece_offset_lost", "to_mop",
+       "        return _m.MMov(_mplace(a), _m.Imm((b.value >> (k * bits)) & ((1 << bits) - 1)))",
+       "        return _m.MMov(_mplace(a), _m.Imm(b.value))",
+       "a wide constant built on the stack piece by piece writes the whole constant for "
+       "every piece (the piece's offset lost between the resolver and the operation): "
+       "its high word holds 7 instead of 0",
+       {"machine": "armv7-vfp", "moves": [["d0", {"imm": 7}]]}),
 ]
 
 BY_NAME = {m.name: m for m in MUTANTS}
+
+#: mutants of the fall-back (``resolve._fall_back``, entry ``_resolve_machine``:
+#: the greedy steps are stuck on each witness, the real fall-back answers it
+#: with a sequence the oracle accepts); ``tests/machines/test_resolve_mutants.py``
+#: catches each one by a verdict: it declines, or says "no sequence exists",
+#: on a request the real resolver answers correctly
+FALL_BACK_MUTANTS = [
+    Mutant("fall_back_deleted", RESOLVE,
+           "        return _fall_back(mm, preserve, trace, str(stuck))", "        raise",
+           "the greedy steps' word is final: a stuck request is declined though a "
+           "sequence exists (issue 22: aarch64 m0 <-> m1, m2 <-> m3 with temp x0)",
+           family="resolve", entry="_resolve_machine", scope="_resolve_machine",
+           model="machine", witness=json.dumps(
+               {"machine": "aarch64", "moves": [["m0", "m1"], ["m1", "m0"], ["m2", "m3"],
+                                                ["m3", "m2"]], "temps": ["x0"]})),
+    Mutant("refusal_unproved", RESOLVE,
+           "    proof = O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve)",
+           "    proof = O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve) or why",
+           "a stuck request on a large machine is called impossible without a proof (the "
+           "greedy steps' reason taken for one)",
+           family="resolve", entry="_resolve_machine", scope="_fall_back",
+           model="machine", witness=json.dumps(
+               {"machine": "aarch64", "moves": [["m0", "m1"], ["m1", "m0"], ["m2", "m3"],
+                                                ["m3", "m2"]], "temps": ["x0"]})),
+]
 
 #: mutants of the optimum (``verified/algorithms/machine_optimum.py``): the
 #: closed form and the search check each other
@@ -86,5 +118,5 @@ OPTIMUM_MUTANTS = [
            "        return -(-wrong // widest) * cheapest", "        return wrong * 10 * cheapest",
            "the A* estimate is not admissible (each wrong unit priced ten operations): the search "
            "returns a cost above the optimum", family="machine_optimum", entry="search",
-           scope="search_sequence"),
+           scope="_search"),
 ]

@@ -13,9 +13,10 @@ import json
 import pytest
 
 import mutants
-from mutants.resolve import MUTANTS
+from mutants.resolve import FALL_BACK_MUTANTS, MUTANTS
 from verified.algorithms import machine_optimum as O, resolve as R
 from verified.core import machine as M
+from verified.core.semantics import PreconditionError
 
 #: the verdict that catches each mutant on its witness
 CAUGHT = {
@@ -29,6 +30,8 @@ CAUGHT = {
     "swap_without_legality": "operation #0: swap m0, m1 is a memory-to-memory swap, which "
                              "x86-64 lacks (its swaps: reg-reg, reg-mem; no machine swaps "
                              "two slots)",
+    "imm_piece_offset_lost": "destination d0 (unit s1) must hold the immediate piece #0 "
+                             "but holds the immediate piece #7",
 }
 
 
@@ -53,3 +56,32 @@ def test_every_resolver_mutant_is_caught_on_its_witness(mutant):
     verdict = M.implements(req.move, ops, req.preserve)
     assert not verdict.ok
     assert verdict.reason == CAUGHT[mutant.name]
+
+
+#: how each fall-back mutant is caught on its witness
+FALL_BACK_CAUGHT = {
+    "fall_back_deleted": "declines a solvable case",
+    "refusal_unproved": "says no sequence exists on a solvable case",
+}
+
+
+def test_fall_back_catalogue_is_pinned():
+    assert [m.name for m in FALL_BACK_MUTANTS] == list(FALL_BACK_CAUGHT)
+
+
+@pytest.mark.parametrize("mutant", FALL_BACK_MUTANTS, ids=lambda m: m.name)
+def test_every_fall_back_mutant_is_caught_on_its_witness(mutant):
+    """The greedy steps are stuck on the witness and the real fall-back
+    answers it (the oracle accepts the answer); the mutant declines it, or
+    calls it impossible: a verdict, not a crash."""
+    req = M.parse_machine_request(json.loads(mutant.witness), need_sequence=False)
+    with pytest.raises(R.Stuck):
+        R.greedy(req.move, preserve=req.preserve)
+    real = R.resolve(req.move, preserve=req.preserve)
+    assert M.implements(req.move, real, req.preserve).ok
+    run = mutants.run(mutant)
+    with pytest.raises(PreconditionError) as e:
+        run(req.move, preserve=req.preserve)
+    said = ("says no sequence exists on a solvable case" if isinstance(e.value, R.Unsolvable)
+            else "declines a solvable case")
+    assert said == FALL_BACK_CAUGHT[mutant.name], str(e.value)

@@ -66,11 +66,13 @@ neither covers gets None with a note.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 
 from ..core import machine as M
 from ..core.machine import MachineOptimum, MachineRequest
+from ..core.semantics import PreconditionError
 
 #: the search runs on machines of at most this many units
 SEARCH_UNITS = 8
@@ -175,32 +177,113 @@ def operations(mm: M.MachineMove) -> list:
     return [op for op in ops if M.reserved_write(m, op) is None]
 
 
-#: why the optimum is not computed on a machine with push or pop (a pushed
-#: word is storage the search does not model: it could only under-report)
-STACK_OPS_NOTE = ("not computed: {name} has push/pop, which the search does not "
-                  "enumerate (docs/machines.md, Stack operations)")
+def stack_operations(mm: M.MachineMove) -> list:
+    """Every push and pop the search tries: a push of every register or
+    slot the machine pushes and of each of the request's immediates, a pop
+    into every register or slot it pops into; untyped, and typed with each
+    type the request's moves name."""
+    m = mm.machine
+    if not (m.push or m.pop):
+        return []
+    singles = [M.Place((n,)) for n in m.names()]
+    imms = [s for _, s, _ in mm.typed_moves() if isinstance(s, M.Imm)]
+    ops: list = []
+    for typ in (None, *sorted({t for t in mm.types if t})):
+        for p in [*singles, *imms]:
+            op = M.MPush(p, typ)
+            if M.illegal(m, op) is None and op not in ops:
+                ops.append(op)
+        for p in singles:
+            op = M.MPop(p, typ)
+            if M.illegal(m, op) is None:
+                ops.append(op)
+    return [op for op in ops if M.reserved_write(m, op) is None]
+
+
+#: a value no goal wants: every such value is the same to the search (an
+#: operation copies values without looking at them, and the goals name
+#: only wanted ones), so states that differ only there are one state
+JUNK = None
 
 
 def search(mm: M.MachineMove, preserve: str = "all",
            max_states: int = SEARCH_STATES) -> tuple[int | None, str | None]:
     """(minimum cost, None), or (None, why): no sequence exists (the search
-    exhausted every reachable state), or the state cap was hit."""
+    exhausted every reachable state), or the state cap was hit, or (with
+    push/pop) no sequence whose stack stays within the depth searched."""
     best, why, _ = search_sequence(mm, preserve, max_states)
     return best, why
 
 
+def stack_depth(m: M.Machine, cost: int) -> int | None:
+    """The stack depth (words) the search must allow so that no sequence
+    costing at most ``cost`` is cut off: a sequence whose stack ever holds
+    more than D words pushes, and pops, at least ceil((D + 1) / W) times
+    (W: the most words one push moves), so it costs at least that many
+    times push + pop; None when push + pop is free (no depth bounds it)."""
+    per = m.cost.push + m.cost.pop
+    if per <= 0:
+        return None
+    w = max([1] + [M.width(m, M.Place((n,))) for n in m.names()])
+    # k: the fewest pushes whose price with their pops exceeds ``cost``;
+    # a stack deeper than (k - 1) * w words needs at least k pushes
+    k = cost // per + 1
+    return (k - 1) * w
+
+
 def search_sequence(mm: M.MachineMove, preserve: str = "all",
                     max_states: int = SEARCH_STATES) -> tuple[int | None, str | None, list]:
-    """``search`` with one optimal sequence (empty when there is none)."""
+    """``search`` with one optimal sequence (empty when there is none).
+
+    With push and pop the state is the units and the stack's words, and
+    the stack is unbounded, so the search runs with a depth cap D and
+    checks afterwards that no sequence deeper than D could have been
+    cheaper (``stack_depth``); it deepens until that holds.  An exhausted
+    search with push/pop proves only that no sequence keeps its stack
+    within D words (said in the note), never that none exists."""
     m = mm.machine
-    if m.push or m.pop:  # the search enumerates mov and swap only: it proves nothing here
-        return None, STACK_OPS_NOTE.format(name=m.name), []
+    if not (m.push or m.pop):
+        return _search(mm, preserve, max_states, None)
+    # a shallow stack first (most answers push a word or two), deepened
+    # until no deeper sequence could be cheaper; found nothing: once more
+    # as deep as the machine has units
+    depth, widest = min(2, len(m.units())), len(m.units())
+    while True:
+        best, why, path = _search(mm, preserve, max_states, depth)
+        if best is None:
+            if why == NO_SEQUENCE and depth < widest:
+                depth = widest
+                continue
+            if why == NO_SEQUENCE:
+                why = (f"not computed: no sequence whose stack holds at most {depth} words "
+                       f"(push/pop: a deeper stack is not searched, so this does not prove "
+                       f"that none exists)")
+            return best, why, path
+        need = stack_depth(m, best)
+        if need is None:
+            return None, ("not computed: push and pop cost nothing on "
+                          f"{m.name}, so no stack depth bounds the search"), []
+        if need <= depth:
+            return best, why, path
+        depth = need
+
+
+def _search(mm: M.MachineMove, preserve: str, max_states: int,
+            depth: int | None) -> tuple[int | None, str | None, list]:
+    """Dijkstra / A* over states (the units' values, then the stack's words
+    when the machine has push/pop; ``depth``: the most words the stack may
+    hold)."""
+    m = mm.machine
     units = list(m.units())
     index = {u: i for i, u in enumerate(units)}
     goal = goals(mm, preserve)
     want = [(index[u], v) for u, v in goal.items()]
-    start = tuple(units)
-    ops = operations(mm)
+    wanted = set(goal.values())
+    #: goal values only a unit's original value can give (no operation makes them)
+    originals = {v for v in wanted if v in index}
+    keep = (lambda v: v if v in wanted else JUNK)  # noqa: E731
+    start = tuple(keep(u) for u in units)
+    ops = operations(mm) + (stack_operations(mm) if depth is not None else [])
     # each op as (cost, its effects on unit indices): the oracle's own
     # semantics (``core.machine.effects``), compiled once
     compiled = []
@@ -208,7 +291,13 @@ def search_sequence(mm: M.MachineMove, preserve: str = "all",
         writes = []
         for kind, pairs in M.effects(m, op):
             if kind == "set":
-                writes.append(("set", [(index[u], v) for u, v in pairs]))
+                writes.append(("set", [(index[u], keep(v)) for u, v in pairs]))
+            elif kind == "push":
+                writes.append(("push", [(None if u is None else index[u],
+                                         None if u is not None else keep(v))
+                                        for u, v in pairs]))
+            elif kind == "pop":
+                writes.append(("pop", [index[u] for u in pairs]))
             else:
                 writes.append((kind, [(index[x], index[y]) for x, y in pairs]))
         compiled.append((M.op_cost(m, op), writes))
@@ -216,14 +305,23 @@ def search_sequence(mm: M.MachineMove, preserve: str = "all",
         cheapest, widest = 1, 1
     else:
         cheapest = min(c for c, _ in compiled)
-        widest = max(sum(len(p) * (2 if k == "swap" else 1) for k, p in w)
+        widest = max(sum(len(p) * (2 if k == "swap" else 1) for k, p in w if k != "push")
                      for _, w in compiled)
+        widest = max(widest, 1)
 
     def estimate(state: tuple) -> int:
         wrong = sum(1 for i, v in want if state[i] != v)
         return -(-wrong // widest) * cheapest
 
-    def apply(state: tuple, writes) -> tuple:
+    def alive(state: tuple, stack: tuple) -> bool:
+        """Is every goal value that only an original unit gives still held?"""
+        if not originals:
+            return True
+        held = set(state)
+        held.update(stack)
+        return originals <= held
+
+    def apply(state: tuple, stack: tuple, writes) -> tuple | None:
         s = list(state)
         for k, pairs in writes:
             if k == "set":
@@ -233,37 +331,52 @@ def search_sequence(mm: M.MachineMove, preserve: str = "all",
                 vals = [s[j] for _, j in pairs]
                 for (i, _), v in zip(pairs, vals):
                     s[i] = v
+            elif k == "push":
+                pushed = [s[i] if i is not None else v for i, v in pairs]
+                stack = stack + tuple(reversed(pushed))
+                if len(stack) > depth:
+                    return None
+            elif k == "pop":
+                if len(stack) < len(pairs):
+                    return None  # an underflow is a wrong sequence
+                for n, i in enumerate(pairs):
+                    s[i] = stack[-1 - n]
+                stack = stack[:len(stack) - len(pairs)]
             else:
                 va = [s[i] for i, _ in pairs]
                 vb = [s[j] for _, j in pairs]
                 for (i, j), x, y in zip(pairs, va, vb):
                     s[i], s[j] = y, x
-        return tuple(s)
+        return tuple(s), stack
 
-    best = {start: 0}
+    first = (start, ())
+    best = {first: 0}
     came: dict = {}
     tick = itertools.count()
-    heap = [(estimate(start), next(tick), 0, start)]
+    heap = [(estimate(start), next(tick), 0, first)]
     while heap:
-        _, _, g, state = heapq.heappop(heap)
-        if best.get(state, g) < g:
+        _, _, g, node = heapq.heappop(heap)
+        if best.get(node, g) < g:
             continue
-        if all(state[i] == v for i, v in want):
+        state, stack = node
+        if not stack and all(state[i] == v for i, v in want):
             path = []
-            while state in came:
-                state, k = came[state]
+            while node in came:
+                node, k = came[node]
                 path.append(ops[k])
             return g, None, path[::-1]
         if len(best) > max_states:
             return None, (f"not computed: the search stopped after {max_states:,} machine "
                           "states"), []
         for k, (c, writes) in enumerate(compiled):
-            nxt = apply(state, writes)
+            nxt = apply(state, stack, writes)
+            if nxt is None or not alive(*nxt):
+                continue
             ng = g + c
             if ng < best.get(nxt, ng + 1):
                 best[nxt] = ng
-                came[nxt] = (state, k)
-                heapq.heappush(heap, (ng + estimate(nxt), next(tick), ng, nxt))
+                came[nxt] = (node, k)
+                heapq.heappush(heap, (ng + estimate(nxt[0]), next(tick), ng, nxt))
     return None, NO_SEQUENCE, []
 
 
@@ -354,3 +467,232 @@ def closed_form(mm: M.MachineMove) -> int | None:
 def _one_op(m: M.Machine, op: M.MOperation) -> bool:
     """One legal operation of price c (a slot-to-slot mov costs two)."""
     return M.illegal(m, op) is None and M.classify(m, op) != "mem<-mem"
+
+
+# ---------------------------------------------------------------------------
+# 3. Large machines: a proof of impossibility, and the sub-machine
+# ---------------------------------------------------------------------------
+
+
+def no_free_unit(mm: M.MachineMove, preserve: str) -> str | None:
+    """Why no sequence exists, by the *no free unit* lemma, or None when it
+    does not apply.  It applies on a machine of any size when (1) the
+    contract is "all" and every unit has a goal (no temporary, no typed
+    destination's free rest), (2) every unit's original value is some
+    goal's value, (3) the machine has no swap and no push, and (4) the
+    request is not already done.
+
+    *Proof.*  Initially every unit holds its own value, all distinct.
+    Without swap and push the operations are movs (a pop with nothing
+    pushed is a wrong sequence).  Take the first operation that changes the
+    state: it overwrites some unit u with another value (a typed mov's rest
+    becomes undefined: also another value).  Every earlier operation
+    changed nothing, so u's original value was held by u alone, and no
+    operation makes a unit's original value (a mov copies, an immediate is
+    a constant): it is lost, and by (2) a goal needs it.  So every sequence
+    that implements the move changes nothing, and by (4) such a sequence
+    does not implement it."""
+    m = mm.machine
+    if preserve != "all" or _has_swap(m) or m.push:
+        return None
+    goal = goals(mm, preserve)
+    units = m.units()
+    if len(goal) != len(units) or not set(units) <= set(goal.values()):
+        return None
+    if all(goal[u] == u for u in units):
+        return None
+    return (f"every unit of {m.name} must keep or pass on its value (preserve all, no "
+            f"temporary, every destination's old value read elsewhere) and {m.name} has no "
+            f"swap and no push, so the first operation that changes anything overwrites the "
+            f"only copy of a value the move needs (the no-free-unit lemma, "
+            f"verified/algorithms/machine_optimum.py)")
+
+
+def _closure(m: M.Machine, names: set[str]) -> set[str]:
+    """``names`` with their alias parts, and every name of ``m`` whose
+    units all belong to them (``d0`` once ``s0`` and ``s1`` are in)."""
+    parts = dict(m.aliases)
+    out, todo = set(names), list(names)
+    while todo:
+        for p in parts.get(todo.pop(), ()):
+            if p not in out:
+                out.add(p)
+                todo.append(p)
+    have = {u for n in out for u in m.lookup(n).units}
+    return out | {n for n in m.names() if set(m.lookup(n).units) <= have}
+
+
+def sub_request(mm: M.MachineMove, spares: int = 1) -> tuple[M.MachineMove, tuple[str, ...]]:
+    """The request on the **sub-machine** of ``mm``: the locations its moves
+    and temporaries name (with their alias parts), plus ``spares`` spare
+    registers of each class and ``spares`` spare slots of each stack group
+    whose width is the width of a location the request names (the
+    profile's scratch first, then registers without alias parts, then the
+    first ones; never a reserved register), every other field of the
+    machine kept.  A spare's units keep
+    their values under "all" like the whole machine's other units, so a
+    sequence found there is one of the whole machine (its other units are
+    never named).  Returns the request and the spares' names."""
+    m = mm.machine
+    named: set[str] = set()
+    for d, s in mm.moves:
+        named.update(d.parts)
+        if isinstance(s, M.Place):
+            named.update(s.parts)
+    for t in mm.temps:
+        named.update(t.parts)
+    keep = _closure(m, named)
+    used = {u for n in keep for u in m.lookup(n).units}
+    chosen: list[str] = []
+
+    def take(candidates) -> None:
+        nonlocal keep, used
+        got = 0
+        ordered = sorted(candidates, key=lambda r: (r not in m.scratch,
+                                                    bool(dict(m.aliases).get(r))))
+        for r in ordered:
+            if got == spares:
+                return
+            more = _closure(m, {r})
+            units = {u for n in more for u in m.lookup(n).units}
+            if r in keep or units & used or more & set(m.reserved):
+                continue
+            keep |= more
+            used |= units
+            chosen.append(r)
+            got += 1
+
+    widths = {m.lookup(n).width for n in named}
+    # the widest classes first: a spare q register brings its d and s
+    # halves along, where a spare s or d taken first would leave no q free
+    for c in sorted(m.classes, key=lambda c: -c.width):
+        if c.width in widths:
+            take(c.registers)
+    for g in m.stack:
+        if g.width in widths:
+            take(g.names)
+    full = m.to_json()
+    classes = {}
+    for name, entry in full["classes"].items():
+        regs = [r for r in entry["registers"] if r in keep]
+        if regs:
+            classes[name] = {**entry, "registers": regs}
+    obj = {**full, "name": f"{m.name}/sub", "classes": classes,
+           "aliases": {a: p for a, p in full.get("aliases", {}).items() if a in keep}}
+    if "stack" in full:
+        obj["stack"] = [{**g, "names": [x for x in g["names"] if x in keep]}
+                        for g in full["stack"] if any(x in keep for x in g["names"])]
+    if "types" in full:
+        obj["types"] = {t: {**e, "classes": [c for c in e["classes"] if c in classes]}
+                        for t, e in full["types"].items()
+                        if e["stack"] or any(c in classes for c in e["classes"])}
+    for key in ("reserved", "scratch"):
+        if key in full:
+            obj[key] = [r for r in full[key] if r in keep]
+    if "pair_moves" in full:
+        obj["pair_moves"] = [p for p in full["pair_moves"]
+                             if p["pair"] in classes and p["with"] in (*classes, "mem")]
+    sub = M.machine_from_json(obj)
+    req = mm.to_json()
+    return M.MachineMove.make(sub, req["moves"], req["temps"]), tuple(chosen)
+
+
+@functools.lru_cache(maxsize=16)
+def _flow(m: M.Machine) -> tuple[dict, frozenset]:
+    """The value-flow graph of ``m`` (``unreachable_goal``): unit -> the
+    units some legal operation copies it into, over every mov and swap
+    between two registers or slots, untyped and typed with each of the
+    machine's types, push/pop (through the node "^stack"), and pair moves
+    (over-approximated: every unit of the single side to and from every
+    unit of the pair's class); and the units a legal constant write can
+    set (any constant: 0 always fits where one does)."""
+    singles = [M.Place((n,)) for n in m.names()]
+    ops: list = []
+    types = (None, *(t.name for t in m.types))
+    for typ in types:
+        for a, b in itertools.permutations(singles, 2):
+            ops.append(M.MMov(a, b, typ))
+            ops.append(M.MSwap(a, b, typ))
+        for p in singles:
+            ops += [M.MPush(p, typ), M.MPop(p, typ), M.MMov(p, M.Imm(0), typ)]
+        ops.append(M.MPush(M.Imm(0), typ))
+    edges: dict = {}
+    marked: set = set()
+    for op in ops:
+        try:
+            if M.illegal(m, op) is not None or M.reserved_write(m, op) is not None:
+                continue
+        except PreconditionError:   # an operation that does not split: none
+            continue
+        for kind, pairs in M.effects(m, op):
+            if kind == "copy":
+                for w, u in pairs:
+                    edges.setdefault(u, set()).add(w)
+            elif kind == "swap":
+                for a, b in pairs:
+                    edges.setdefault(a, set()).add(b)
+                    edges.setdefault(b, set()).add(a)
+            elif kind == "set" and isinstance(op, M.MMov) and isinstance(op.src, M.Imm):
+                marked.update(u for u, v in pairs if v != M.UNDEFINED)
+            elif kind == "push":
+                for u, _ in pairs:
+                    if u is None:
+                        marked.add("^stack")
+                    else:
+                        edges.setdefault(u, set()).add("^stack")
+            elif kind == "pop":
+                edges.setdefault("^stack", set()).update(pairs)
+    for pm in m.pair_moves:
+        side = [u for n in m.registers(pm.pair) for u in m.lookup(n).units]
+        other = [u for n in (m.slots() if pm.other == "mem" else m.registers(pm.other))
+                 for u in m.lookup(n).units]
+        for u in side:
+            edges.setdefault(u, set()).update(other)
+        for u in other:
+            edges.setdefault(u, set()).update(side)
+    return edges, frozenset(marked)
+
+
+def unreachable_goal(mm: M.MachineMove, preserve: str) -> str | None:
+    """Why no sequence exists by **value flow**, or None: some goal unit can
+    never receive its goal value, whatever the order of operations.
+
+    *Proof.*  ``_flow`` draws an edge u -> w when some legal operation of
+    the machine can carry the value of unit u into unit w (a mov, a swap
+    both ways, a pushed unit into any popped one, a pair move: an
+    over-approximation), and marks every unit a constant write can set.
+    In any sequence, a unit's value at any time came along a path of such
+    edges from the unit that held it first, or, for a piece of a constant,
+    from a marked unit: each step of the value's history is one legal
+    operation's copy.  So a goal value with no such path to its goal unit
+    is never there at the end.  (A piece of a constant is a bit pattern:
+    any constant may produce it, hence every marked unit.)"""
+    m = mm.machine
+    edges, marked = _flow(m)
+
+    def reach(starts) -> set:
+        seen, todo = set(starts), list(starts)
+        while todo:
+            for w in edges.get(todo.pop(), ()):
+                if w not in seen:
+                    seen.add(w)
+                    todo.append(w)
+        return seen
+
+    units = set(m.units())
+    from_marked = None
+    for u, v in sorted(goals(mm, preserve).items()):
+        if u == v:
+            continue
+        if v in units:
+            ok = u in reach({v})
+        else:
+            if from_marked is None:
+                from_marked = reach(marked)
+            ok = u in from_marked
+        if not ok:
+            what = f"the original value of {m.owner(v)}" if v in units else f"the piece {v}"
+            return (f"no legal operation of {m.name}, in any order, can carry {what} into "
+                    f"{m.owner(u)} (value flow over every legal operation, "
+                    f"verified/algorithms/machine_optimum.py, unreachable_goal)")
+    return None

@@ -3,8 +3,9 @@ section "Resolver").
 
 Input: a machine request (a parallel move over registers, stack slots,
 register lists and immediates of one machine, its temporaries and its
-contract).  Output: a sequence of ``mov`` / ``swap`` operations that the
-machine has, implementing the move, or ``Unsolvable`` (a PreconditionError
+contract).  Output: a sequence of ``mov`` / ``swap`` (and, where the
+machine has them, ``push`` / ``pop``: every step pops what it pushed)
+operations that the machine has, implementing the move, or ``Unsolvable`` (a PreconditionError
 whose message starts "no sequence exists") when no legal sequence exists.
 
 How it works (learned from regalloc2's ``moves.rs``, V8's gap resolver and
@@ -48,12 +49,26 @@ The loop:
    once; (c) **borrow** a finished register: save it to a free place (or
    nowhere, when its value already has a copy), use it as a scratch or to
    park, and leave a restore job; with a reg-mem swap and nowhere to save,
-   borrow by swapping it with the source and back; (d) swap a blocked
+   borrow by swapping it with the source and back, or, where the machine
+   pushes and pops it, save it on the stack and pop it back at once;
+   (d) where the machine has push and pop, every open job at once through
+   the stack (push every value, pop them back in reverse order, through a
+   scratch register saved on the stack where a place takes no push or
+   pop: a parallel move, all reads before all writes); (e) swap a blocked
    place with a finished register (it joins the cycle).
+   A move the machine lacks with no scratch register goes through the
+   stack when the machine pushes its source and pops into its destination
+   (x86-64 ``push m1; pop m0``: cheaper than borrowing a register).
 3. **immediates last**: a constant has no reader, so its destination stays
    usable as scratch until the end; a constant into a slot on a machine
    whose ``immediate_to`` lacks ``"mem"`` goes through a register
-   (possibly borrowed).
+   (possibly borrowed, saved in a free place or on the stack); a constant
+   no register of its width takes (armv7-vfp: immediates into core
+   registers only) is built on the stack piece by piece through a
+   one-unit register and popped into a register (``_imm_through_stack``;
+   on a machine with ``unit_bits``, where a piece is a constant of its own),
+   or written into each two-unit part from two one-unit registers by a pair
+   move (``_imm_through_pairs``: v8-arm's ``VMOV d, r, r``).
 
 The greedy steps can get stuck on a request that has a sequence (tight
 machines: every register live, no swap), or come back to a state they
@@ -62,7 +77,10 @@ so they would loop forever; ``run`` notices and gets stuck instead).
 Then ``_fall_back`` decides: on a machine small enough for the search of
 ``machine_optimum`` the search's optimal sequence is the answer, or
 ``Unsolvable`` when the search proves there is none; on a larger machine
-an error that says no sequence was *found* (not that none exists).  ``Unsolvable`` is never raised unproved.
+``Unsolvable`` when a lemma of ``machine_optimum`` proves there is none
+(no free unit, value flow), else the search over a sub-machine, else an
+error that says what was searched and that no sequence was *found* (not
+that none exists).  ``Unsolvable`` is never raised unproved.
 
 Register lists (``["a0", "a1"]``) are split into one job per register
 when the other side splits the same way (a machine's pair moves are used
@@ -82,6 +100,7 @@ no goal.  Operations between views of two different types are not used.
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -113,6 +132,10 @@ class Imm:
     value: int
     width: int = 1
     offset: int = 0
+    #: set on a one-unit piece written alone (``_imm_through_stack``): the
+    #: machine's bits per unit, so the operation writes the piece's own bit
+    #: pattern as its constant (a machine without ``unit_bits`` has none)
+    bits: int | None = None
     #: a piece written into a part of its destination (``_imm_by_parts``):
     #: the constant the mov writes, the pieces from ``offset`` on as a
     #: constant of their own (the wire has no offsets); None: ``value``
@@ -220,6 +243,8 @@ class _Run:
         self.ops: list[Op] = []
         self.trace = trace or (lambda event, data: None)
         self.limit = 8 * (len(jobs) + 2) * (len(frame.units) + 2)
+        #: break (d), every open job through the stack, before (e)
+        self.stack_first = False
 
     # -- the state ---------------------------------------------------------
 
@@ -241,6 +266,9 @@ class _Run:
         typed one moves the type's low units and leaves the rest of its
         destination(s) undefined."""
         kind, a, b = op
+        if kind in ("push", "pop"):
+            _stack_op(op, state)
+            return
         typ, w = op_type(op)
         if kind == "mov":
             vals = imm_values(b) if isinstance(b, Imm) else tuple(state[u] for u in b.units)
@@ -395,6 +423,76 @@ class _Run:
                 return True
         return False
 
+    def _via_stack(self, job: Job) -> bool:
+        """A move the machine lacks, with no scratch register: through the
+        stack where the machine pushes the source and pops into the
+        destination (x86-64 ``push m1; pop m0``: two operations, where a
+        borrowed register costs a save and a restore on top of its load and
+        store)."""
+        src = self._holder(job.want, job.src, avoid=job.dst)
+        if src is None or job.imm is not None:
+            return False
+        push, pop = self._push_seq(src), self._pop_seq(job.dst)
+        if push is None or pop is None:
+            return False
+        return self.attempt([(op, "move via the stack") for op in push + pop])
+
+    # -- the stack (push/pop where the machine has them) ------------------
+
+    def _push_seq(self, p: Place) -> list[Op] | None:
+        """Pushes that put ``p``'s units on the stack, its low unit on top
+        (``p`` itself, or its alias parts high part first: armv7-vfp pushes
+        a q register as its two d halves), or None when the machine cannot."""
+        p = self._whole(p)
+        if p is None:
+            return None
+        if self.legal(("push", p, None)):
+            return [("push", p, None)]
+        if not p.parts:
+            return None
+        out: list[Op] = []
+        for part in reversed(p.parts):
+            more = self._push_seq(part)
+            if more is None:
+                return None
+            out += more
+        return out
+
+    def _pop_seq(self, p: Place) -> list[Op] | None:
+        """Pops that move the top ``p.width`` words into ``p``, the top into
+        its low unit (``p`` itself, or its parts low part first)."""
+        p = self._whole(p)
+        if p is None:
+            return None
+        if self.legal(("pop", p, None)):
+            return [("pop", p, None)]
+        if not p.parts:
+            return None
+        out: list[Op] = []
+        for part in p.parts:
+            more = self._pop_seq(part)
+            if more is None:
+                return None
+            out += more
+        return out
+
+    def _whole(self, p: Place) -> Place | None:
+        """``p`` as an untyped place: a typed view as wide as its location is
+        the location itself (its typed write leaves nothing undefined);
+        None for a narrower view (push and pop move whole locations)."""
+        if p.typ is None:
+            return p
+        if p.full and len(p.full) != len(p.units):
+            return None
+        return next((q for q in self.f.places if q.typ is None and q.name == p.name), None)
+
+    def _stack_save(self, r: Place) -> tuple[list, list] | None:
+        """(pushes, pops) that save ``r`` on the stack and give it back."""
+        push, pop = self._push_seq(r), self._pop_seq(r)
+        if push is None or pop is None:
+            return None
+        return ([(op, "borrow: push") for op in push], [(op, "borrow: pop") for op in pop])
+
     def _split(self, job: Job) -> bool:
         """The job's values are no longer in one place: split it into its
         parts (an alias's halves), if it has any."""
@@ -511,6 +609,10 @@ class _Run:
         if last_resort is not None:
             self.emit(*last_resort)
             return True
+        # (a') a move the machine lacks, through the stack (no scratch free)
+        for job in open_jobs:
+            if self._via_stack(job):
+                return True
         # (b) a blocked job off any cycle (it waits for a job that lacks a
         # scratch register): park its destination where that frees it, if
         # the job can then be written at once
@@ -527,7 +629,13 @@ class _Run:
         for job in open_jobs:
             if self._borrow_park(job):
                 return True
-        # (d) swap a blocked destination with a finished register (it joins
+        # (d) every open job at once through the stack (a parallel move:
+        # all reads before all writes), where the machine has push and pop;
+        # after (e) unless the first run got stuck (``greedy``): (e) is
+        # cheaper where a reg-mem swap finishes the cycle (x86-64)
+        if self.stack_first and self._all_through_stack(open_jobs):
+            return True
+        # (e) swap a blocked destination with a finished register (it joins
         # the cycle, and is swapped back by (a))
         for job in open_jobs:
             if not self._on_cycle(job, open_jobs):
@@ -538,7 +646,80 @@ class _Run:
                     self.jobs.append(self._restore_job(r))
                     self.emit(op, "cycle swap with a finished register")
                     return True
+        return not self.stack_first and self._all_through_stack(open_jobs)
+
+    def _all_through_stack(self, open_jobs: list[Job]) -> bool:
+        """Push every open job's values (from a place the machine pushes,
+        else through a scratch register of the job's width), then pop them
+        in reverse order into the destinations (or into the scratch and
+        store it); the scratch registers free, else saved on the stack
+        first and given back last.  For a cycle among 16-byte slots on
+        armv7-vfp with every register live: q0 saved, each slot's value
+        pushed through q0, popped back through q0 into the other slot."""
+        if not open_jobs:
+            return False
+        holders = []
+        for job in open_jobs:
+            h = self._holder(job.want, job.src, avoid=job.dst)
+            if h is None:
+                return False
+            holders.append(h)
+        busy = tuple(u for j, h in zip(open_jobs, holders) for u in j.dst.units + h.units)
+        for save in (False, True):
+            scratch: dict = {}
+            pushes: list = []
+            pops: list = []
+            ok = True
+            for job, h in zip(open_jobs, holders):
+                push, pop = self._push_seq(h), self._pop_seq(job.dst)
+                r = None
+                if push is None or pop is None:
+                    r = scratch.get(job.dst.width) or self._stack_scratch(
+                        job.dst.width, busy, h, job.dst, save)
+                    if r is None:
+                        ok = False
+                        break
+                    scratch[job.dst.width] = r
+                why = "through the stack"
+                if push is None and pop is None and job is open_jobs[-1]:
+                    # the last value read is the first written: no need
+                    # to push it, it stays in the scratch
+                    pops = [(("mov", r, h), why), (("mov", job.dst, r), why)] + pops
+                    continue
+                if push is None:
+                    push = [("mov", r, h)] + self._push_seq(r)
+                pushes += [(op, why) for op in push]
+                if pop is None:
+                    pop = self._pop_seq(r) + [("mov", job.dst, r)]
+                pops = [(op, why) for op in pop] + pops
+            if not ok:
+                continue
+            saves: list = []
+            restores: list = []
+            if save:
+                for r in scratch.values():
+                    saved = self._stack_save(r)
+                    saves += saved[0]
+                    restores = saved[1] + restores
+            if self.attempt(saves + pushes + pops + restores):
+                return True
         return False
+
+    def _stack_scratch(self, width: int, busy: tuple, h: Place, dst: Place,
+                       save: bool) -> Place | None:
+        """A register of ``width`` that can read ``h``, write ``dst`` and go
+        through the stack, none of its units ``busy``; a free one (a
+        temporary) unless ``save`` (then any: it is saved on the stack)."""
+        for r in self._scratch_order(self._registers(width, busy), ()):
+            if r.typ is not None:
+                continue
+            if not (self.legal(("mov", r, h)) and self.legal(("mov", dst, r))):
+                continue
+            if self._push_seq(r) is None or self._pop_seq(r) is None:
+                continue
+            if save or not any(u in self.goal for u in r.units):
+                return r
+        return None
 
     def _restore_job(self, r: Place) -> Job:
         return Job(r, tuple(self.goal[u] for u in r.units))
@@ -568,6 +749,12 @@ class _Run:
                                  (store, "borrow: scratch store")], r.units):
                     self.jobs.append(self._restore_job(r))
                     return True
+            # nowhere to save it: on the stack, given back at once
+            saved = self._stack_save(r)
+            if saved is not None and self.attempt(
+                    saved[0] + [(load, "borrow: scratch load"),
+                                (store, "borrow: scratch store")] + saved[1]):
+                return True
         # no place to save a register in: with a reg-mem swap, the source
         # itself holds the register while the register carries the value
         for r in self._registers(job.dst.width, job.dst.units + src.units):
@@ -657,7 +844,7 @@ class _Run:
             wire = (job.imm.value >> (at * bits)) & ((1 << (part.width * bits)) - 1)
             if wire >> (part.width * bits - 1):  # the same bits, as the signed constant
                 wire -= 1 << (part.width * bits)
-            ops.append((("mov", part, Imm(job.imm.value, part.width, at, wire)),
+            ops.append((("mov", part, Imm(job.imm.value, part.width, at, wire=wire)),
                         "immediate by parts"))
             k += part.width
         if not ops or tuple(u for (_, part, _), _ in ops for u in part.units) != job.dst.units:
@@ -665,6 +852,15 @@ class _Run:
         return all(self.legal(op) for op, _ in ops) and self.attempt(ops)
 
     def _imm_via_register(self, job: Job) -> bool:
+        if self._imm_via_register_to(job):
+            return True
+        # a typed view as wide as its location: the location itself takes
+        # an untyped store (an f32 slot written from a core register)
+        whole = self._whole(job.dst)
+        return whole is not None and whole is not job.dst and self._imm_via_register_to(
+            Job(whole, job.want, job.src, job.imm))
+
+    def _imm_via_register_to(self, job: Job) -> bool:
         regs = self._registers(job.dst.width, job.dst.units)
         for r in self._scratch_order(regs, job.want):
             load, store = ("mov", r, job.imm), ("mov", job.dst, r)
@@ -688,7 +884,148 @@ class _Run:
                     [(swap, "borrow by swap"), (load, "immediate via scratch"),
                      (swap, "borrow by swap: give back")]):
                 return True
+        # nowhere to save a register: on the stack, given back at once
+        for r in regs:
+            load, store = ("mov", r, job.imm), ("mov", job.dst, r)
+            saved = self._stack_save(r) if self.legal(load) and self.legal(store) else None
+            if saved is not None and self.attempt(
+                    saved[0] + [(load, "immediate via scratch"),
+                                (store, "immediate via scratch")] + saved[1]):
+                return True
+        return self._imm_through_stack(job) or self._imm_through_pairs(job)
+
+    def _imm_through_stack(self, job: Job) -> bool:
+        """A constant no register of the destination's width takes (armv7-vfp
+        writes immediates to core registers only): each piece written to a
+        one-unit register ``g`` and pushed, high piece first, then popped
+        into the destination register, or into a register ``r`` stored to
+        the destination slot; ``g`` and ``r`` free where one is, else saved
+        on the stack around the step (``attempt`` decides which keep the
+        invariant)."""
+        imm = job.imm
+        w = len(job.want)
+        if job.dst.kind == "reg":
+            targets = [job.dst]
+        else:
+            targets = self._scratch_order(
+                [r for r in self._registers(w, job.dst.units)
+                 if self.legal(("mov", job.dst, r))], job.want)
+        for save_r in (False, True):
+            for r in targets:
+                if save_r and r is job.dst:
+                    continue
+                rs = self._stack_save(r) if save_r else None
+                into = self._pop_seq(r)
+                if into is None or (save_r and rs is None):
+                    continue
+                for save_g in (False, True):
+                    for g in self._scratch_order(self._registers(1, r.units + job.dst.units),
+                                                 ()):
+                        if g.typ is not None:  # a whole register carries a piece
+                            continue
+                        steps = self._pieces_through(g, imm, w, into, save_g)
+                        if steps is None:
+                            continue
+                        if r is not job.dst:
+                            steps = steps + [(("mov", job.dst, r), "immediate via the stack")]
+                        if rs is not None:
+                            steps = rs[0] + steps + rs[1]
+                        if self.attempt(steps):
+                            return True
         return False
+
+    def _imm_through_pairs(self, job: Job) -> bool:
+        """A constant no register of the destination's width takes, on a
+        machine whose pair moves fill a two-unit register from two one-unit
+        ones (armv7-vfp ``VMOV d0, r0, r1``): each two-unit part of the
+        destination register (or of a register then stored to the
+        destination slot) written from two one-unit registers holding its
+        pieces; those free, else saved on the stack around the step."""
+        if self.f.unit_bits is None:
+            return False
+        imm, w = job.imm, len(job.want)
+        # the destination itself (a d register; a 16-byte slot that aarch64's
+        # STP fills), else a register stored to the destination slot, or a
+        # slot loaded into the destination register
+        others = [r for r in self.f.places if r.typ is None and r.width == w
+                  and r.kind != job.dst.kind and not set(r.units) & set(job.dst.units)
+                  and self.legal(("mov", job.dst, r))]
+        targets = [job.dst] + self._scratch_order(others, job.want)
+        why = "immediate via a pair move"
+        for save_r in (False, True):
+            for r in targets:
+                rs = None
+                if save_r and r is not job.dst:
+                    rs = self._stack_save(r) or self._register_save(r, job.dst)
+                if save_r and rs is None:
+                    continue
+                whole = self._whole(r)
+                halves = [] if whole is None else [whole] if whole.width == 2 else \
+                    list(whole.parts)
+                if not halves or any(h.width != 2 for h in halves):
+                    continue
+                singles = [g for g in self._scratch_order(
+                    self._registers(1, r.units + job.dst.units), ())
+                    if g.typ is None and self.legal(
+                        ("mov", g, Imm(imm.value, 1, imm.offset, self.f.unit_bits)))]
+                for g1, g2 in itertools.permutations(singles[:4], 2):
+                    pair = Place((g1.name, g2.name), g1.units + g2.units, "list", None, (g1, g2))
+                    build: list = []
+                    k = imm.offset
+                    for h in halves:
+                        ops = [("mov", g1, Imm(imm.value, 1, k, self.f.unit_bits)),
+                               ("mov", g2, Imm(imm.value, 1, k + 1, self.f.unit_bits)),
+                               ("mov", h, pair)]
+                        if not all(self.legal(op) for op in ops):
+                            build = []
+                            break
+                        build += [(op, why) for op in ops]
+                        k += 2
+                    if not build:
+                        continue
+                    for save_g in (False, True):
+                        steps = list(build)
+                        if save_g:  # the live ones of the two, on the stack
+                            live = [g for g in (g1, g2) if any(u in self.goal for u in g.units)]
+                            saved = [self._stack_save(g) for g in live]
+                            if not live or None in saved:
+                                continue
+                            for push, pop in saved:
+                                steps = push + steps + pop
+                        if r is not job.dst:
+                            steps += [(("mov", job.dst, r), why)]
+                        if rs is not None:
+                            steps = rs[0] + steps + rs[1]
+                        if self.attempt(steps):
+                            return True
+        return False
+
+    def _register_save(self, r: Place, avoid: Place) -> tuple[list, list] | None:
+        """(save, restore): ``r`` copied into a free register (a temporary)
+        of its width and back, or None."""
+        for q in self._scratch_order(self._registers(r.width, r.units + avoid.units), ()):
+            if q.typ is None and not any(u in self.goal for u in q.units) and \
+                    self.legal(("mov", q, r)) and self.legal(("mov", r, q)):
+                return ([(("mov", q, r), "borrow: save")], [(("mov", r, q), "borrow: restore")])
+        return None
+
+    def _pieces_through(self, g: Place, imm: Imm, w: int, into: list, save: bool) -> list | None:
+        """The constant's ``w`` pieces through ``g`` onto the stack (high
+        first), popped by ``into``; ``g`` saved on the stack first when
+        ``save``.  None when the machine cannot."""
+        push = self._push_seq(g)
+        gs = self._stack_save(g) if save else None
+        if push is None or (save and gs is None) or self.f.unit_bits is None:
+            return None
+        why = "immediate via the stack"
+        steps: list = []
+        for i in reversed(range(w)):
+            piece = ("mov", g, Imm(imm.value, 1, imm.offset + i, self.f.unit_bits))
+            if not self.legal(piece):
+                return None
+            steps += [(piece, why)] + [(op, why) for op in push]
+        steps += [(op, why) for op in into]
+        return (gs[0] + steps + gs[1]) if gs else steps
 
     # -- the loop -------------------------------------------------------------
 
@@ -732,6 +1069,34 @@ class _Run:
                     "saved and given back; declare a temporary")
         self.immediates()
         return self.ops
+
+
+#: the key of ``_Run.cur`` that holds the words a step pushed (top last);
+#: present only between a step's push and its pop
+STACK = "^stack"
+
+
+def _stack_op(op: Op, state: dict) -> None:
+    """``push p`` / ``pop p`` as ``core.machine.effects`` has them: a push
+    puts ``p``'s units on the stack, its low unit on top; a pop moves the
+    top words into ``p``'s units, the top into its low unit.  Every step
+    the resolver emits pops what it pushed, so the stack is empty between
+    steps (the key is dropped)."""
+    kind, a, _ = op
+    stack = state.get(STACK, ())
+    if kind == "push":
+        stack = stack + tuple(reversed([state[u] for u in a.units]))
+    else:
+        n = len(a.units)
+        if len(stack) < n:
+            raise AssertionError(f"resolve: pop {_name(a.name)} from a stack of {len(stack)}")
+        for i, u in enumerate(a.units):
+            state[u] = stack[-1 - i]
+        stack = stack[:len(stack) - n]
+    if stack:
+        state[STACK] = stack
+    else:
+        state.pop(STACK, None)
 
 
 def _findable(dst: Place, want: tuple, held_as: set) -> bool:
@@ -808,8 +1173,29 @@ def _pieces(p: Place) -> list[Place]:
 
 def resolve_frame(frame: Frame, moves, temps=(), preserve: str = "all",
                   trace: Trace | None = None, free: Iterable = ()) -> list[Op]:
-    jobs, goal = plan(frame, moves, temps, preserve, free)
-    return _Run(frame, jobs, goal, trace).run()
+    """The greedy steps on a frame.  Where they get stuck and the machine
+    pushes anything, once more with the stack step (d) before the swap with
+    a finished register (e), which can lead a cycle of slots into a dead
+    end on a machine without reg-mem swaps (armv7-vfp ``q8 <-> mq0``); the
+    trace sees the events of the run that answers only."""
+    def once(stack_first: bool, say: Trace | None) -> list[Op]:
+        jobs, goal = plan(frame, moves, temps, preserve, free)
+        run = _Run(frame, jobs, goal, say)
+        run.stack_first = stack_first
+        return run.run()
+
+    events: list = []
+    try:
+        ops = once(False, lambda e, d: events.append((e, d)))
+    except Stuck:
+        if not any(frame.legal(("push", p, None)) for p in frame.places if p.typ is None):
+            raise
+        events = []
+        ops = once(True, lambda e, d: events.append((e, d)))
+    if trace is not None:
+        for e, d in events:
+            trace(e, d)
+    return ops
 
 
 # ---------------------------------------------------------------------------
@@ -827,8 +1213,18 @@ def _mplace(p: Place) -> "_m.Place":
 
 def to_mop(op: Op) -> "_m.MOperation":
     """A resolver operation as a ``core.machine`` operation (typed when an
-    operand is a typed view)."""
+    operand is a typed view).  A piece of a wide constant written alone
+    (``Imm.bits`` set, which ``_imm_through_stack`` writes) is the
+    constant's bit pattern at that piece: the oracle's value of the piece
+    (``core.machine.Imm.piece``)."""
     kind, a, b = op
+    if isinstance(b, Imm) and b.bits is not None:
+        k, bits = b.offset, b.bits
+        return _m.MMov(_mplace(a), _m.Imm((b.value >> (k * bits)) & ((1 << bits) - 1)))
+    if kind == "push":
+        return _m.MPush(_mplace(a))
+    if kind == "pop":
+        return _m.MPop(_mplace(a))
     typ, _ = op_type(op)
     if kind == "swap":
         return _m.MSwap(_mplace(a), _mplace(b), typ)
@@ -866,8 +1262,9 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
 
     def key(op: Op):
         kind, a, b = op
-        return (kind, a.name, a.typ,
-                (b.value, b.offset, b.wire) if isinstance(b, Imm) else (b.name, b.typ))
+        return (kind, a.name, a.typ, None if b is None else
+                (b.value, b.offset, b.width, b.wire, b.bits) if isinstance(b, Imm)
+                else (b.name, b.typ))
 
     def legal(op: Op) -> bool:
         k = key(op)
@@ -919,7 +1316,9 @@ def cost_bound(mm: "_m.MachineMove", _preserve: str = "all") -> int:
     postcondition's bound, checked on every call (every test and bench run
     goes through it)."""
     c = mm.machine.cost
-    cmax = max(c.mov, c.load, c.store, c.swap, c.imm, c.load + c.store)
+    # a push/pop pair stands in for a load + store (a move through the stack)
+    cmax = max(c.mov, c.load, c.store, c.swap, c.imm, c.load + c.store,
+               *([c.push + c.pop] if mm.machine.push else []))
     return OPS_PER_UNIT * cmax * changed_units(mm)
 
 
@@ -958,27 +1357,156 @@ def _resolve_machine(mm: "_m.MachineMove", preserve: str = "all",
         return _fall_back(mm, preserve, trace, str(stuck))
 
 
+#: the sub-machine searches of ``_fall_back``: spares per class and slot
+#: group, in order, and the states each may visit (the longest answer the
+#: tests pin, aarch64 ``m0 <-> m1, m2 <-> m3`` with temp x0 in 12
+#: operations, needs about 3,000)
+SUB_SPARES = (1, 2)
+SUB_STATES = 5_000
+
+
+def _components(mm: "_m.MachineMove") -> list[list[int]]:
+    """The request's moves grouped into independent parts: two moves are in
+    one part when their destinations or sources share a unit."""
+    m = mm.machine
+    parent = list(range(len(mm.moves)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict = {}
+    for i, (d, s) in enumerate(mm.moves):
+        for u in (*_m.units(m, d), *(_m.units(m, s) if isinstance(s, _m.Place) else ())):
+            if u in owner:
+                parent[find(i)] = find(owner[u])
+            else:
+                owner[u] = i
+    parts: dict = {}
+    for i in range(len(mm.moves)):
+        parts.setdefault(find(i), []).append(i)
+    return list(parts.values())
+
+
+@functools.lru_cache(maxsize=256)
+def _part_answer(m: "_m.Machine", moves: str, temps: str, preserve: str) -> tuple:
+    """One independent part of a stuck request, alone on the whole machine
+    (remembered: conform and vectors ask the same part beside many other
+    moves): ("ok", operations) from the greedy steps or the sub-machine
+    search, or ("none", what was searched)."""
+    import json
+    part = _m.MachineMove.make(m, json.loads(moves), json.loads(temps))
+    try:
+        return "ok", tuple(greedy(part, preserve))
+    except Stuck as e:
+        why = str(e)
+    path, searched = _sub_search(part, preserve)
+    if path is not None:
+        return "ok", tuple(path)
+    return "none", f"{why}; the search found none on the sub-machine {searched}"
+
+
+def _sub_search(mm: "_m.MachineMove", preserve: str) -> tuple[list | None, str]:
+    """The search over the sub-machines of ``mm`` (``SUB_SPARES``, each
+    capped at ``SUB_STATES``): (a sequence, where) or (None, what was
+    searched)."""
+    from . import machine_optimum as O
+    searched = []
+    for spares in SUB_SPARES:
+        sub, names = O.sub_request(mm, spares)
+        best, note, path = O.search_sequence(sub, preserve, SUB_STATES)
+        where = (f"{', '.join(sub.machine.names())} ({len(sub.machine.units())} units; "
+                 f"spares {', '.join(names) or 'none'})")
+        if best is not None:
+            return path, where
+        searched.append(f"{where}: " + ("every state searched, none there"
+                                        if note == O.NO_SEQUENCE else note))
+        if note != O.NO_SEQUENCE:
+            break
+    return None, "; nor on ".join(searched)
+
+
+def _by_parts(mm: "_m.MachineMove", preserve: str) -> tuple[list | None, str]:
+    """Each independent part of the request solved alone, one after the
+    other: under "all" a part's sequence keeps every unit that is not its
+    destination or a temporary, so the parts before it leave its sources
+    as they were (no temporary is a source: else this is not tried).
+    (the sequence, None) or (None, the first part's refusal)."""
+    import json
+    parts = _components(mm)
+    m = mm.machine
+    temp_units = {u for t in mm.temps for u in _m.units(m, t)}
+    if preserve != "all" or len(parts) < 2 or any(
+            isinstance(s, _m.Place) and set(_m.units(m, s)) & temp_units
+            for _, s in mm.moves):
+        return None, ""
+    req = mm.to_json()
+    temps = json.dumps(req["temps"])
+    ops: list = []
+    for part in parts:
+        moves = json.dumps([req["moves"][i] for i in part])
+        how, got = _part_answer(m, moves, temps, preserve)
+        if how != "ok":
+            return None, f"the part ({', '.join(_m.format_move(*t) for k, t in enumerate(mm.typed_moves()) if k in part)}) alone: {got}"
+        ops += got
+    return ops, ""
+
+
 def _fall_back(mm: "_m.MachineMove", preserve: str, trace: Trace | None, why: str) -> list:
     """The greedy steps are stuck.  On a machine small enough for the
     search (``machine_optimum.SEARCH_UNITS``), the search decides: its
     optimal sequence (trace event "search"), or ``Unsolvable`` (proved).
-    On a larger machine: an error that says no sequence was *found*."""
-    from . import machine_optimum
+    On a larger machine: ``Unsolvable`` when the no-free-unit lemma
+    (``machine_optimum.no_free_unit``) or value flow
+    (``machine_optimum.unreachable_goal``) proves that no sequence exists; else
+    the search over the **sub-machine** (``machine_optimum.sub_request``:
+    the locations the request names plus one spare register of each class
+    and one spare slot of each group of their widths, then two) gives the
+    answer (trace event "sub-machine search"); when it finds none, an error
+    that says exactly what was searched (not a proof for the whole machine:
+    a sequence might need more spare registers than the sub-machine has)."""
+    from . import machine_optimum as O
+    say = trace or (lambda e, d: None)
     n = len(mm.machine.units())
-    if n > machine_optimum.SEARCH_UNITS:
+    if n <= O.SEARCH_UNITS:
+        best, note, path = O.search_sequence(mm, preserve)
+        if best is None:
+            if note == O.NO_SEQUENCE:
+                raise Unsolvable(f"no sequence exists: {why} (proved by the search over every "
+                                 "machine state)")
+            raise PreconditionError(f"resolve found no sequence: {why} ({note})")
+        for op in path:
+            say("search", {"op": op})
+        return path
+    proof = O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve)
+    if proof is not None:
+        raise Unsolvable(f"no sequence exists: {proof}")
+    # independent parts alone first (each remembered: the same stuck part
+    # recurs beside many other moves in conform's and vectors' cases)
+    path, part_why = _by_parts(mm, preserve)
+    if path is not None and _m.implements(mm, path, preserve).ok:
+        for op in path:
+            say("parts alone", {"op": op, "note": f"the greedy steps were stuck ({why}); "
+                                                  "each independent part solved alone"})
+        return path
+    if part_why:
         raise PreconditionError(
-            f"resolve found no sequence: {why} (this does not prove that none exists: "
-            f"{mm.machine.name} has {n} units, the search that decides covers at most "
-            f"{machine_optimum.SEARCH_UNITS})")
-    best, note, path = machine_optimum.search_sequence(mm, preserve)
-    if best is None:
-        if note == machine_optimum.NO_SEQUENCE:
-            raise Unsolvable(f"no sequence exists: {why} (proved by the search over every "
-                             "machine state)")
-        raise PreconditionError(f"resolve found no sequence: {why} ({note})")
-    for op in path:
-        (trace or (lambda e, d: None))("search", {"op": op})
-    return path
+            f"resolve found no sequence: {why}; {part_why} (this does not prove that none "
+            f"exists on the whole {mm.machine.name}: a sequence could need more spare "
+            f"registers or slots, or another part's free destination)")
+    path, searched = _sub_search(mm, preserve)
+    if path is not None:
+        text = (f"the greedy steps were stuck ({why}); the search over the sub-machine "
+                f"{searched} found this sequence, optimal there")
+        for op in path:
+            say("sub-machine search", {"op": op, "note": text})
+        return path
+    raise PreconditionError(
+        f"resolve found no sequence: {why}; the search found none on the sub-machine "
+        f"{searched} (this does not prove that none exists on the whole "
+        f"{mm.machine.name}: a sequence could need more spare registers or slots)")
 
 
 @algorithm(
