@@ -20,7 +20,12 @@ x86-64` (docs/conform.md, "Typed cases"):
 * constants last: into a GPR with `mov` (`movabs`), into a slot with
   `mov m64, imm32` when the constant is a sign-extended 32-bit one, else
   built in the GPR scratch; into an XMM register through the GPR scratch
-  (`movq`); a v128 constant has no sequence (declined).
+  (`movq`); a v128 constant is declined, except where the machine has
+  pair stores of GPRs (aarch64 `STP`, `"pair_moves"`) and the request
+  gives two GPR temporaries: its two 64-bit pieces are built in them and
+  stored as a pair into the slot, or into a borrowed 16-byte slot (saved
+  in the XMM scratch, restored after) that is then loaded into the
+  register.
 
 The scratch registers are the request's temporaries: its GPR one and its
 XMM one (the x86-64 profile's r11 and xmm15).  The same code reads the
@@ -87,6 +92,8 @@ class Machine:
         entry = obj["classes"][self.int_cls]
         self.xchg = "reg-reg" in entry.get("swap", obj.get("swap", []))
         self.imm_to_mem = "mem" in obj.get("immediate_to", ["reg"])
+        self.pair_store = any(p.get("pair") == self.int_cls and p.get("with") == "mem"
+                              for p in obj.get("pair_moves", []))
 
     def is_mem(self, loc: str) -> bool:
         return loc not in self.cls
@@ -115,7 +122,9 @@ class Resolver:
         self.m = Machine(req["machine"])
         self.bugs = bugs
         temps = [t for t in req.get("temps", []) if isinstance(t, str)]
-        self.gpr = next((t for t in temps if self.m.cls.get(t) == self.m.int_cls), None)
+        gprs = [t for t in temps if self.m.cls.get(t) == self.m.int_cls]
+        self.gpr = gprs[0] if gprs else None
+        self.gpr2 = gprs[1] if len(gprs) > 1 else None
         self.xmm = next((t for t in temps if self.m.cls.get(t) == self.m.fp_cls), None)
         self.temps = set(temps)
         self.out: list = []
@@ -168,6 +177,9 @@ class Resolver:
     def constant(self, mv: Move) -> None:
         k = mv.src["imm"]
         wide = self.m.value_width(mv.dst, mv.typ) == 2
+        if wide and self.m.pair_store and self.gpr2 is not None:
+            self.wide_constant(mv)
+            return
         if self.m.is_mem(mv.dst):
             if wide:
                 raise Decline(f"a {mv.typ or '128-bit'} constant for {mv.dst}: no mov "
@@ -186,6 +198,29 @@ class Resolver:
         if self.gpr is None:
             raise Decline("a constant needs the GPR scratch")
         self.out += [op("mov", self.gpr, mv.src, None), op("mov", mv.dst, self.gpr, mv.typ)]
+
+    def wide_constant(self, mv: Move) -> None:
+        """A 128-bit constant: its 64-bit pieces (two's complement) built in
+        the two GPR temporaries and stored as a pair (STP); into a register
+        through a borrowed 16-byte slot saved in the XMM scratch."""
+        bits, k = self.m.unit_bits, mv.src["imm"]
+        pieces = []
+        for j in range(2):
+            piece = (k >> (j * bits)) & ((1 << bits) - 1)
+            pieces.append(piece - (1 << bits) if piece >> (bits - 1) else piece)
+        build = [op("mov", self.gpr, {"imm": pieces[0]}, None),
+                 op("mov", self.gpr2, {"imm": pieces[1]}, None)]
+        if self.m.is_mem(mv.dst):
+            self.out += build + [op("mov", mv.dst, [self.gpr, self.gpr2], None)]
+            return
+        slot = next((n for n, w in self.m.width.items() if self.m.is_mem(n) and w == 2
+                     and n not in self.temps), None)
+        if slot is None or self.xmm is None:
+            raise Decline(f"a {mv.typ or '128-bit'} constant for {mv.dst}: no 16-byte "
+                          "slot and XMM scratch to build it through")
+        self.out += ([op("mov", self.xmm, slot, None)] + build
+                     + [op("mov", slot, [self.gpr, self.gpr2], None),
+                        op("mov", mv.dst, slot, mv.typ), op("mov", slot, self.xmm, None)])
 
     # -- the parallel move ---------------------------------------------------
 
