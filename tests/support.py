@@ -71,3 +71,16 @@ def py_cmd(code: str) -> str:
     import shlex
 
     return shlex.join([sys.executable, "-c", code])
+
+
+def peak_bytes(fn) -> int:
+    """The peak of Python's own allocations while ``fn()`` runs
+    (tracemalloc): memory bounded by the input, measured in process."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

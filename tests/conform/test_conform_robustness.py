@@ -12,7 +12,7 @@ import pytest
 
 from verified.tools.conform import partner
 
-from tests.support import verified
+from tests.support import peak_bytes, verified
 
 
 @pytest.mark.parametrize("content, message", [
@@ -313,17 +313,6 @@ def test_a_huge_answer_is_reported_by_an_excerpt_its_size_and_hash(tmp_path):
 # -- memory of one huge answer line (issue 21: bounded by the line) ----------
 
 
-def _peak_bytes(fn) -> int:
-    import tracemalloc
-
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_the_reader_holds_a_long_line_about_once(tmp_path):
     """Pieces joined at the newline held the line twice (the 48 MB answer:
     96 MB in the reader); the reader's buffer is now handed over as the
@@ -331,7 +320,7 @@ def test_the_reader_holds_a_long_line_about_once(tmp_path):
     size = 8 << 20
     data = b"z" * size + b"\nok\n"
     got: list = []
-    peak = _peak_bytes(lambda: got.extend(_lines_read(tmp_path, data, 1 << 30)))
+    peak = peak_bytes(lambda: got.extend(_lines_read(tmp_path, data, 1 << 30)))
     assert got == [data[:size], b"ok", None]
     assert peak < 1.5 * size, peak / size
 
@@ -344,7 +333,7 @@ def test_a_huge_garbage_answer_is_judged_without_copies_of_it():
     from verified.tools.conform.moves import _LINE_MEMO, answer_ops
 
     line = b"x" * (4 << 20)
-    peak = _peak_bytes(lambda: checker.decode_answer(line))
+    peak = peak_bytes(lambda: checker.decode_answer(line))
     assert peak < 1.5 * len(line), peak / len(line)
     why = checker.decode_answer(line)
     assert why == ("answer is not JSON (line is not valid JSON: Expecting value at column 1): "

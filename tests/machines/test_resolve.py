@@ -73,6 +73,24 @@ def test_resolver_exhaustive_every_variant(v):
     assert sum(run_variant(v).values()) == 2 * 6 ** 4
 
 
+def judge_against_the_search(mm: "M.MachineMove", out: collections.Counter) -> None:
+    """The resolver on ``mm`` under both contracts against the search: a
+    refusal only where the search proves no sequence exists, else a correct
+    answer never below the optimum; ``out`` counts refusals and gaps."""
+    for preserve in ("all", "loops"):
+        best, why = O.search(mm, preserve)
+        try:
+            ops = R.resolve(mm, preserve=preserve)
+        except R.Unsolvable:
+            assert best is None and why == O.NO_SEQUENCE, (mm, preserve, best)
+            out["unsolvable"] += 1
+            continue
+        verdict = M.implements(mm, ops, preserve)
+        assert verdict.ok, (mm, preserve, verdict.reason)
+        assert best is not None and verdict.cost >= best, (mm, preserve, why)
+        out[f"gap {verdict.cost - best}"] += 1
+
+
 def run_typed(temp: str, every: int = 1) -> collections.Counter:
     """Resolver vs search on typed moves of doubles on the small typed
     machine (``resolve_cases.TYPED``), both contracts."""
@@ -80,18 +98,7 @@ def run_typed(temp: str, every: int = 1) -> collections.Counter:
     for k, mm in enumerate(typed_requests(small_typed(temp), temp)):
         if k % every:
             continue
-        for preserve in ("all", "loops"):
-            best, why = O.search(mm, preserve)
-            try:
-                ops = R.resolve(mm, preserve=preserve)
-            except R.Unsolvable:
-                assert best is None and why == O.NO_SEQUENCE, (mm, preserve, best)
-                out["unsolvable"] += 1
-                continue
-            verdict = M.implements(mm, ops, preserve)
-            assert verdict.ok, (mm, preserve, verdict.reason)
-            assert best is not None and verdict.cost >= best, (mm, preserve, why)
-            out[f"gap {verdict.cost - best}"] += 1
+        judge_against_the_search(mm, out)
     return out
 
 

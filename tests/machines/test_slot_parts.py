@@ -22,7 +22,7 @@ from verified.cases.machines import small_machine
 from verified.core import machine as M
 from verified.core.semantics import PreconditionError
 
-from .test_resolve import random_move, random_typed_move
+from .test_resolve import judge_against_the_search, random_move, random_typed_move
 
 FRAME = json.loads((Path(__file__).resolve().parents[2] / "mutants" / "data"
                     / "x64-frame.json").read_text())
@@ -67,18 +67,7 @@ def against_the_search(swap: list[str], max_moves: int) -> collections.Counter:
     the search proves there is no sequence, never below the optimum."""
     out: collections.Counter = collections.Counter()
     for mm in frame_requests(small_frame(swap), max_moves):
-        for preserve in ("all", "loops"):
-            best, why = O.search(mm, preserve)
-            try:
-                ops = R.resolve(mm, preserve=preserve)
-            except R.Unsolvable:
-                assert best is None and why == O.NO_SEQUENCE, (mm, preserve, best)
-                out["unsolvable"] += 1
-                continue
-            verdict = M.implements(mm, ops, preserve)
-            assert verdict.ok, (mm, preserve, verdict.reason)
-            assert best is not None and verdict.cost >= best, (mm, preserve, why)
-            out[f"gap {verdict.cost - best}"] += 1
+        judge_against_the_search(mm, out)
     return out
 
 

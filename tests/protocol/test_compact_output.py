@@ -18,7 +18,6 @@ import argparse
 import io
 import json
 import random
-import tracemalloc
 from array import array
 from itertools import product
 
@@ -32,6 +31,7 @@ from verified.tools import solve as solve_tool
 from verified.tools import wire
 
 from tests.protocol.test_schemas import _golden_requests
+from tests.support import peak_bytes
 
 
 def _both(pairs: list[tuple[int, int]], registers: int | None) -> tuple[ParallelMove, ParallelMove]:
@@ -142,23 +142,14 @@ def test_solve_answers_the_same_bytes_with_the_compact_reader_on_every_line(
     assert strict[1].count('"sequence": [["') > 10
 
 
-def _peak_bytes(fn) -> int:
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_xchg_on_a_huge_compact_move_allocates_a_few_bytes_a_register():
     """The whole checked call (tables, output, the bound, the postcondition's
     run of the output): about 90 bytes a register at its peak, where the
     plain dicts, sets and operation objects take about 500."""
     n = 1 << 14
     plain, compact = _both([((i + 1) % n, i) for i in range(n)], n)
-    compact_peak = _peak_bytes(lambda: solve("xchg", compact, "swap"))
-    plain_peak = _peak_bytes(lambda: solve("xchg", plain, "swap"))
+    compact_peak = peak_bytes(lambda: solve("xchg", compact, "swap"))
+    plain_peak = peak_bytes(lambda: solve("xchg", plain, "swap"))
     assert compact_peak < 150 * n, compact_peak / n
     assert plain_peak > 3 * compact_peak, (plain_peak / n, compact_peak / n)
 
@@ -182,7 +173,7 @@ def test_solve_serves_a_huge_compact_request_in_a_few_bytes_a_register(
     peaks = {}
     for reader, compact_from in (("compact", 0), ("strict", 1 << 62)):
         monkeypatch.setattr(wire, "COMPACT_FROM", compact_from)
-        peaks[reader] = _peak_bytes(
+        peaks[reader] = peak_bytes(
             lambda: solve_tool.run(argparse.Namespace(algorithm="xchg", files=[str(path)])))
     assert peaks["compact"] < 200 * n, peaks["compact"] / n
     assert peaks["strict"] > 3 * peaks["compact"], {k: v / n for k, v in peaks.items()}
@@ -202,8 +193,8 @@ def test_named_moves_and_operations_are_read_with_each_name_once():
     got = wire.decode_request_text(line)
     assert got == wire.decode_text(line) and type(got["sequence"][0]) is list
     assert len({id(op[1]) for op in got["sequence"]}) == 1
-    strict = _peak_bytes(lambda: wire.decode_text(line))
-    compact = _peak_bytes(lambda: wire.decode_request_text(line))
+    strict = peak_bytes(lambda: wire.decode_text(line))
+    compact = peak_bytes(lambda: wire.decode_request_text(line))
     assert compact < strict / 2, (compact / n, strict / n)
     for odd in ('["mov", "rax", {"imm": 1}]', '["mov", "r\\u0061x", "rbx"]', '["mov", 1.5, 2]',
                 '["mov", "rax", "rbx", "i64", 5]'):
