@@ -21,24 +21,30 @@ from verified.core.semantics import PreconditionError
 from .resolve_cases import ALL_VARIANTS, VARIANTS, requests, small, small_typed, typed_requests
 
 
+def judge_against_the_search(mm: "M.MachineMove", out: collections.Counter) -> None:
+    """The resolver on ``mm`` under both contracts against the search: a
+    refusal only where the search proves no sequence exists, else a correct
+    answer never below the optimum; ``out`` counts refusals and gaps."""
+    for preserve in ("all", "loops"):
+        best, why = O.search(mm, preserve)
+        try:
+            ops = R.resolve(mm, preserve=preserve)
+        except R.Unsolvable:
+            assert best is None and why == O.NO_SEQUENCE, (mm, preserve, best)
+            out["unsolvable"] += 1
+            continue
+        verdict = M.implements(mm, ops, preserve)
+        assert verdict.ok, (mm, preserve, verdict.reason)
+        assert best is not None and verdict.cost >= best, (mm, preserve, why)
+        out[f"gap {verdict.cost - best}"] += 1
+
+
 def run_variant(v: dict) -> collections.Counter:
     """Resolver vs search on all 1296 moves x both contracts of one variant."""
     m = small(**v)
     out: collections.Counter = collections.Counter()
     for mm in requests(m, v["temp"]):
-        for preserve in ("all", "loops"):
-            best, why = O.search(mm, preserve)
-            try:
-                ops = R.resolve(mm, preserve=preserve)   # postcondition on: oracle + bound
-            except R.Unsolvable:
-                assert best is None and why == O.NO_SEQUENCE, (mm, preserve, best)
-                out["unsolvable"] += 1
-                continue
-            verdict = M.implements(mm, ops, preserve)
-            assert verdict.ok, (mm, preserve, verdict.reason)
-            assert best is not None, (mm, preserve, why)
-            assert verdict.cost >= best
-            out[f"gap {verdict.cost - best}"] += 1
+        judge_against_the_search(mm, out)
     return out
 
 
@@ -71,24 +77,6 @@ def test_resolver_exhaustive_small_machine(v):
 @pytest.mark.parametrize("v", ALL_VARIANTS, ids=lambda v: "-".join(map(str, v.values())))
 def test_resolver_exhaustive_every_variant(v):
     assert sum(run_variant(v).values()) == 2 * 6 ** 4
-
-
-def judge_against_the_search(mm: "M.MachineMove", out: collections.Counter) -> None:
-    """The resolver on ``mm`` under both contracts against the search: a
-    refusal only where the search proves no sequence exists, else a correct
-    answer never below the optimum; ``out`` counts refusals and gaps."""
-    for preserve in ("all", "loops"):
-        best, why = O.search(mm, preserve)
-        try:
-            ops = R.resolve(mm, preserve=preserve)
-        except R.Unsolvable:
-            assert best is None and why == O.NO_SEQUENCE, (mm, preserve, best)
-            out["unsolvable"] += 1
-            continue
-        verdict = M.implements(mm, ops, preserve)
-        assert verdict.ok, (mm, preserve, verdict.reason)
-        assert best is not None and verdict.cost >= best, (mm, preserve, why)
-        out[f"gap {verdict.cost - best}"] += 1
 
 
 def run_typed(temp: str, every: int = 1) -> collections.Counter:
