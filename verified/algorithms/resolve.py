@@ -443,34 +443,27 @@ class _Run:
         """Pushes that put ``p``'s units on the stack, its low unit on top
         (``p`` itself, or its alias parts high part first: armv7-vfp pushes
         a q register as its two d halves), or None when the machine cannot."""
-        p = self._whole(p)
-        if p is None:
-            return None
-        if self.legal(("push", p, None)):
-            return [("push", p, None)]
-        if not p.parts:
-            return None
-        out: list[Op] = []
-        for part in reversed(p.parts):
-            more = self._push_seq(part)
-            if more is None:
-                return None
-            out += more
-        return out
+        return self._stack_seq("push", p)
 
     def _pop_seq(self, p: Place) -> list[Op] | None:
         """Pops that move the top ``p.width`` words into ``p``, the top into
         its low unit (``p`` itself, or its parts low part first)."""
+        return self._stack_seq("pop", p)
+
+    def _stack_seq(self, kind: str, p: Place) -> list[Op] | None:
+        """``kind`` ("push" or "pop") of ``p`` in one operation where the
+        machine has it, else of its alias parts (pushed high part first,
+        popped low part first, so the low unit is on top), else None."""
         p = self._whole(p)
         if p is None:
             return None
-        if self.legal(("pop", p, None)):
-            return [("pop", p, None)]
+        if self.legal((kind, p, None)):
+            return [(kind, p, None)]
         if not p.parts:
             return None
         out: list[Op] = []
-        for part in p.parts:
-            more = self._pop_seq(part)
+        for part in (reversed(p.parts) if kind == "push" else p.parts):
+            more = self._stack_seq(kind, part)
             if more is None:
                 return None
             out += more
