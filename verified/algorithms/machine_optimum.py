@@ -508,16 +508,22 @@ def no_free_unit(mm: M.MachineMove, preserve: str) -> str | None:
             f"verified/algorithms/machine_optimum.py)")
 
 
+def _reach(starts, edges) -> set:
+    """Every node reachable from ``starts`` along ``edges`` (node -> its
+    successors), ``starts`` included."""
+    seen, todo = set(starts), list(starts)
+    while todo:
+        for w in edges.get(todo.pop(), ()):
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
 def _closure(m: M.Machine, names: set[str]) -> set[str]:
     """``names`` with their alias parts, and every name of ``m`` whose
     units all belong to them (``d0`` once ``s0`` and ``s1`` are in)."""
-    parts = dict(m.aliases)
-    out, todo = set(names), list(names)
-    while todo:
-        for p in parts.get(todo.pop(), ()):
-            if p not in out:
-                out.add(p)
-                todo.append(p)
+    out = _reach(names, dict(m.aliases))
     have = {u for n in out for u in m.lookup(n).units}
     return out | {n for n in m.names() if set(m.lookup(n).units) <= have}
 
@@ -670,25 +676,16 @@ def unreachable_goal(mm: M.MachineMove, preserve: str) -> str | None:
     m = mm.machine
     edges, marked = _flow(m)
 
-    def reach(starts) -> set:
-        seen, todo = set(starts), list(starts)
-        while todo:
-            for w in edges.get(todo.pop(), ()):
-                if w not in seen:
-                    seen.add(w)
-                    todo.append(w)
-        return seen
-
     units = set(m.units())
     from_marked = None
     for u, v in sorted(goals(mm, preserve).items()):
         if u == v:
             continue
         if v in units:
-            ok = u in reach({v})
+            ok = u in _reach({v}, edges)
         else:
             if from_marked is None:
-                from_marked = reach(marked)
+                from_marked = _reach(marked, edges)
             ok = u in from_marked
         if not ok:
             what = f"the original value of {m.owner(v)}" if v in units else f"the piece {v}"
