@@ -11,8 +11,8 @@ they are what the load of a shared machine does not change much.
   own CPU measured alone);
 * conform `--shapes`: 12 registers (16 with VERIFIED_BENCH_LONG=1), against
   the client alone;
-* conform `--machine x86-64`: exhaustive (<= 3 moves) and random 2,000
-  (20,000 long) against our resolver: the anchor is the resolver alone
+* conform `--machine x86-64`: exhaustive (<= 2 moves; <= 3 long) and
+  random 2,000 (20,000 long) against our resolver: the anchor is the resolver alone
   answering the same lines, so the ratio is the share of the run's CPU
   that is ours beyond the resolver;
 * `verified check`, register and machine lines, against a plain
@@ -29,11 +29,21 @@ When the compiled build is present (`make fast`, docs/fast.md: .venv-fast
 built from this source tree), every row that runs our code is measured a
 second time with it, in the same run, marked [compiled], its ratio against
 the same anchor and against the interpreted row.
+
+"Before and after" in the same run: every row that runs our code is first
+measured on the code issue 20 measured (``verified/`` of commit
+``BEFORE_COMMIT``, unpacked with ``git archive``; or the checkout named by
+``BENCH_BEFORE``), marked [before], and each later row says how many times
+faster it is.  The before tree runs from its own directory, so its package
+is the one imported.  Its machine rows run its own suite (untyped cases:
+typed cases came with issue 19), so they compare the cost per case of two
+suites, not the same cases.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import random
@@ -42,6 +52,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -53,6 +64,8 @@ RUST_WRITE_UP_MS = 3.8
 LONG = os.environ.get("VERIFIED_BENCH_LONG") == "1"
 PY = sys.executable
 FAST_PY = ROOT / ".venv-fast" / "bin" / "python"
+#: the code issue 20 measured ("today" in its table)
+BEFORE_COMMIT = "d81ed4d"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,8 +83,29 @@ class Build:
 
 
 INTERPRETED = Build("", PY)
-#: interpreted figures by row, for the compiled rows' speed-up
-SEEN: dict[str, float] = {}
+#: figures by (build label, row), for the later rows' speed-ups
+SEEN: dict[tuple[str, str], float] = {}
+
+
+def before_build(tmp: Path) -> "Build | None":
+    """``BENCH_BEFORE``'s checkout, or ``verified/`` of ``BEFORE_COMMIT``
+    unpacked in ``tmp``; None (said) when neither is there."""
+    label = " [before]"
+    if os.environ.get("BENCH_BEFORE"):
+        print(f"   before = {os.environ['BENCH_BEFORE']}")
+        return Build(label, PY, os.environ["BENCH_BEFORE"])
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE_COMMIT, "verified"],
+                             capture_output=True)
+    if archive.returncode != 0:
+        print(f"   no [before] rows: {BEFORE_COMMIT} is not in this checkout's history "
+              "and BENCH_BEFORE is not set")
+        return None
+    tree = tmp / "before"
+    tree.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(tree, filter="data")
+    print(f"   before = {BEFORE_COMMIT} (the code issue 20 measured)")
+    return Build(label, PY, str(tree))
 
 
 def builds(tmp: Path) -> list[Build]:
@@ -90,12 +124,26 @@ def builds(tmp: Path) -> list[Build]:
 
 
 def versus(build: Build, key: str, figure: float) -> str:
-    """The compiled row's speed-up over the interpreted one (figures are
-    CPU seconds per unit of work: smaller is faster)."""
-    if not build.label:
-        SEEN[key] = figure
+    """This row's speed-up over the same row of the builds measured before
+    it in this run (figures are CPU seconds per unit of work: smaller is
+    faster)."""
+    SEEN[(build.label, key)] = figure
+    if build.label == " [before]":
         return ""
-    return f"; x{SEEN[key] / figure:.2f} faster than interpreted" if key in SEEN else ""
+    out = ""
+    if (" [before]", key) in SEEN:
+        out += "; " + _times(SEEN[(" [before]", key)] / figure, "before")
+    if build.label and ("", key) in SEEN:
+        out += "; " + _times(SEEN[("", key)] / figure, "interpreted")
+    return out
+
+
+def _times(speedup: float, than: str) -> str:
+    """"x1.50 faster than before", or "x2.00 slower than before" (never
+    "x0.50 faster")."""
+    if speedup >= 1:
+        return f"x{speedup:.2f} faster than {than}"
+    return f"x{1 / speedup:.2f} slower than {than}"
 
 
 def _children_cpu() -> float:
@@ -162,7 +210,11 @@ def conform_rows(client: str, tmp: Path, runs: list[Build]) -> None:
         reqs = requests_of(args, tmp / "requests.jsonl")
         alone = best_cpu([client], reqs)
         for build in runs:
-            cpu, wall, r = conform(client, *args, build=build)
+            try:
+                cpu, wall, r = conform(client, *args, build=build)
+            except SystemExit as e:
+                row(label + build.label, "n/a", str(e)[:34], "—")
+                continue
             assert r["exit"] == 0 and r["run"] == r["planned"], r
             ours = max(cpu - alone, 1e-9)
             row(label + build.label, f"{r['run'] / ours:,.0f} cases/CPU-s ({wall:.1f} s wall)",
@@ -173,15 +225,23 @@ def conform_rows(client: str, tmp: Path, runs: list[Build]) -> None:
 
 def machine_rows(tmp: Path, runs: list[Build]) -> None:
     k = "20000" if LONG else "2000"
-    for label, args in [("conform --machine x86-64, exhaustive", ["--machine", "x86-64"]),
+    moves = "3" if LONG else "2"
+    for label, args in [(f"conform --machine x86-64, exhaustive <= {moves} moves",
+                         ["--machine", "x86-64", "--max-moves", moves]),
                         (f"conform --machine x86-64, random {int(k):,}",
                          ["--machine", "x86-64", "--random", k])]:
         reqs = requests_of(args, tmp / "requests.jsonl")
         for build in runs:
             resolve = build.verified("solve", "--algorithm", "resolve")
+            cpu, wall, r = conform(shlex.join(resolve), *args, "--timeout", "60", build=build)
+            if build.label == " [before]":
+                # its own suite: these request lines are this tree's
+                row(label + build.label,
+                    f"{r['run'] / cpu:,.0f} cases/CPU-s ({r['cases_per_second']:,} cases/s)",
+                    f"its own suite, {r['run']:,} cases", "—" + versus(build, label, cpu / r["run"]))
+                continue
             # exit 2: it declines (one error line) the cases it has no answer for
             alone = best_cpu(resolve, reqs, repeats=1, codes=(0, 1, 2), cwd=build.cwd)
-            cpu, wall, r = conform(shlex.join(resolve), *args, "--timeout", "60", build=build)
             row(label + build.label,
                 f"{r['run'] / cpu:,.0f} cases/CPU-s ({r['cases_per_second']:,} cases/s)",
                 f"resolver alone {alone / cpu:.0%} of the run's CPU",
@@ -210,7 +270,11 @@ def check_rows(runs: list[Build]) -> None:
         n = data.count(b"\n")
         plain = best_cpu(loop, data)
         for build in runs:
-            ours = best_cpu(build.verified("check"), data, cwd=build.cwd)
+            try:
+                ours = best_cpu(build.verified("check"), data, cwd=build.cwd)
+            except SystemExit as e:
+                row(label + build.label, "n/a: does not read these lines", str(e)[-34:], "—")
+                continue
             row(label + build.label, f"{n / ours:,.0f} lines/CPU-s",
                 f"json loop {n / plain:,.0f} lines/CPU-s",
                 f"x{ours / plain:.1f} the json loop's CPU" + versus(build, label, ours))
@@ -269,7 +333,8 @@ def main() -> None:
           + ("" if LONG else "; VERIFIED_BENCH_LONG=1 for the issue's full sizes"))
     print(f"   {'measure':44} | {'ours':30} | {'anchor (same run)':34} | ratio")
     with tempfile.TemporaryDirectory() as d:
-        runs = builds(Path(d))
+        before = before_build(Path(d))
+        runs = ([before] if before else []) + builds(Path(d))
         if cc is None:
             print("   no C compiler: the conform rows are skipped")
         else:
