@@ -189,7 +189,7 @@ _PLAIN_LINE = re.compile(
     r"[ \t;]*$|^[ \t]*(?:#.*)?$", re.M)
 #: ASCII characters that ``str.splitlines`` or ``str.strip`` treat as line
 #: ends or spaces but the pattern above does not
-_ODD_SPACE = re.compile(r"[\r\x0b\x0c\x1c-\x1f]")
+_ODD_SPACE = "\r\x0b\x0c\x1c\x1d\x1e\x1f"
 _BLANK_ROW = ("", "", "", "")
 
 
@@ -199,7 +199,7 @@ def _parse_plain(text: str, source: str) -> Tape | None:
     variable operands (or blank, or a comment) and the tape is valid; else
     ``None``, and the line parser decides (and words any error).  Agreement
     of the two is tested (tests/ssra/test_ssra.py)."""
-    if not text.isascii() or _ODD_SPACE.search(text):
+    if not text.isascii() or any(c in text for c in _ODD_SPACE):
         return None
     rows = _PLAIN_LINE.findall(text)
     if len(rows) != text.count("\n") + 1:
