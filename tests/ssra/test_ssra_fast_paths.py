@@ -138,3 +138,15 @@ def test_printer_agrees_with_format_asm(program):
 @pytest.mark.parametrize("registers", [8, 24])
 def test_printer_agrees_on_the_bench_tape(registers):
     assert_printer_agrees(ssra.allocate(ssra.load_tape(BENCH_TAPE), registers))
+
+
+def test_a_tape_from_its_records_is_the_same_tape():
+    """``Tape.from_ops`` (for hand-built tapes, proofs/crosshair_targets.py)
+    gives back the parsed tape from its ``SsaOp`` view, and refuses records
+    whose operation ``i`` does not define variable ``i``."""
+    for text in ("$0 = A()\n$1 = B($0, 2.5)\n$2 = C($1, $0)\n", STATE_EXAMPLES[4][2]):
+        tape = ssra.parse_tape(text, "t.tape")
+        assert ssra.Tape.from_ops(tape.ops, tape.names, "t.tape") == tape
+    ops = ssra.parse_tape("$0 = A()\n$1 = B($0)\n").ops
+    with pytest.raises(ssra.TapeError, match="operation i must define variable i"):
+        ssra.Tape.from_ops([ops[0], ops[1]._replace(out=0)], ["$0", "$1"])

@@ -59,6 +59,15 @@ class Tape:
     source: str = "<tape>"
     _ops: "list[SsaOp] | None" = field(default=None, repr=False, compare=False)
 
+    @classmethod
+    def from_ops(cls, ops: Sequence[SsaOp], names: list[str], source: str = "<tape>") -> "Tape":
+        """A tape from ``SsaOp`` records (built by hand, e.g. in
+        ``proofs/``); operation ``i`` must define variable ``i``."""
+        if any(op.out != i for i, op in enumerate(ops)):
+            raise TapeError(f"{source}: operation i must define variable i")
+        return cls(list(names), [op.name for op in ops], [op.args for op in ops],
+                   [op.inputs for op in ops], [op.line for op in ops], source)
+
     @property
     def result(self) -> int:
         return len(self.names) - 1
