@@ -426,7 +426,7 @@ def ssra_framed_check(ns_key: str, state: str, n: int, place: List[int], fill: L
         line("op", reg=acc_reg, name="FOLD", args=(acc_reg, other))
     define("END", (acc,))
     line("op", reg=0, name="END", args=(acc_reg,))
-    tape = _ssra.Tape(tape_ops, names)
+    tape = _ssra.Tape.from_ops(tape_ops, names)
     return _ssra.check(tape, lines, n, strict=True).ok
 
 

@@ -57,8 +57,19 @@ from .allocator import (
     format_asm,
     state_name,
 )
-from .checker import AsmLine, Verdict, asm_lines, check, parse_allocated
 from .tape import RESERVED, SsaOp, Tape, TapeError, load_tape, parse_tape, parse_vm
+
+#: the checker's names, imported on first use (PEP 562): `verified ssra
+#: alloc` does not load the checker at start-up
+_CHECKER = ("AsmLine", "Verdict", "asm_lines", "check", "parse_allocated")
+
+
+def __getattr__(name: str):
+    if name in _CHECKER:
+        from . import checker
+        return getattr(checker, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "INVALID", "LOAD", "OP", "STORE", "UNASSIGNED", "Allocation", "Lru", "RegisterAllocator",

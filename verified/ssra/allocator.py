@@ -294,18 +294,18 @@ class RegisterAllocator:
 
     # -- the three operation shapes ------------------------------------------
 
-    def op_out_only(self, i: int, op: SsaOp) -> None:
+    def op_out_only(self, i: int, out: int) -> None:
         """``$x = OP()``: compute into ``r_x``, which is free before."""
-        r_x = self.get_out_reg(op.out)
+        r_x = self.get_out_reg(out)
         if r_x == INVALID:
             return
         self.out.append((OP, i, r_x, ()))
         self.release_reg(r_x)
 
-    def op_reg(self, i: int, op: SsaOp, arg: int) -> None:
+    def op_reg(self, i: int, out: int, arg: int) -> None:
         """``$x = OP($y)``: the input takes over ``r_x`` unless it already
         has a register (then ``r_x`` is released)."""
-        r_x = self.get_out_reg(op.out)
+        r_x = self.get_out_reg(out)
         if r_x == INVALID:
             return
         a_y = self.get_allocation(arg)
@@ -322,7 +322,7 @@ class RegisterAllocator:
             self.out.append((STORE, r_x, a_y))   # before the op, forward
             self.release_mem(a_y)
 
-    def op_reg_reg(self, i: int, op: SsaOp, lhs: int, rhs: int) -> None:
+    def op_reg_reg(self, i: int, out: int, lhs: int, rhs: int) -> None:
         """``$x = OP($y, $z)``: ``get_out_reg`` places the output (the ``R``
         or ``M`` half of the 18 arrival states, ``TwoInputState``: an output
         in memory only adds a STORE after the op and maybe an eviction LOAD,
@@ -331,7 +331,7 @@ class RegisterAllocator:
         combination of input kinds is one method below.  A repeated input
         (``lhs == rhs``, "SAME") can only be in the R, M or U arms; there it
         needs one register, not two."""
-        r_x = self.get_out_reg(op.out)
+        r_x = self.get_out_reg(out)
         if r_x == INVALID:
             return
         a_y = self.get_allocation(lhs)
@@ -436,11 +436,11 @@ class RegisterAllocator:
         same, inlined; ``proofs/ssra_states.py`` steps one at a time)."""
         ins = op.inputs
         if len(ins) == 2:
-            self.op_reg_reg(i, op, ins[0], ins[1])
+            self.op_reg_reg(i, op.out, ins[0], ins[1])
         elif len(ins) == 1:
-            self.op_reg(i, op, ins[0])
+            self.op_reg(i, op.out, ins[0])
         else:
-            self.op_out_only(i, op)
+            self.op_out_only(i, op.out)
 
     def arrival_state(self, op: SsaOp) -> str:
         """The state's name when the walk arrives at ``op`` (tracing only;
@@ -458,20 +458,19 @@ class RegisterAllocator:
         tests for every program they build, not here: it would double the
         cost)."""
         self.start(tape)
-        ops = tape.ops
+        inputs = tape.inputs               # operation i defines variable i
         trace = self.trace
         op_reg_reg, op_reg, op_out_only = self.op_reg_reg, self.op_reg, self.op_out_only
-        for i in range(len(ops) - 1, -1, -1):
-            op = ops[i]
-            ins = op.inputs
+        for i in range(len(inputs) - 1, -1, -1):
+            ins = inputs[i]
             if trace is not None:
-                state, before = self.arrival_state(op), len(self.out)
+                state, before = self.arrival_state(tape.ops[i]), len(self.out)
             if len(ins) == 2:
-                op_reg_reg(i, op, ins[0], ins[1])
+                op_reg_reg(i, i, ins[0], ins[1])
             elif len(ins) == 1:
-                op_reg(i, op, ins[0])
+                op_reg(i, i, ins[0])
             else:
-                op_out_only(i, op)
+                op_out_only(i, i)
             if trace is not None:
                 trace.append((i, state, self.out[before:][::-1]))
         self.out.reverse()
@@ -561,28 +560,35 @@ class Allocation:
     def lines(self) -> list[str]:
         """The program in the write-up's syntax: ``r0 = FOO(r0, r1)``,
         ``STORE(r0, mem + 0)``, ``r1 = LOAD(mem + 0)``.  (Same text as
-        ``format_asm`` line by line, with one ``%`` template per tape
-        operation for speed; a test compares the two.)"""
-        n, ops = self.registers, self.tape.ops
-        templates: dict[int, str] = {}
-        out = []
+        ``format_asm`` line by line -- a test compares the two -- with the
+        register names spelled once and an f-string per line shape.)"""
+        n, tape = self.registers, self.tape
+        opnames, args, inputs = tape.opnames, tape.args, tape.inputs
+        reg = [f"r{k}" for k in range(n)]
+        out: list[str] = []
+        put = out.append
         for o in self.ops:
             kind = o[0]
             if kind == OP:
-                t = templates.get(o[1])
-                if t is None:
-                    op = ops[o[1]]
-                    t = templates[o[1]] = f"r%d = {op.name}(" + ", ".join(
-                        a if isinstance(a, str) else "r%d" for a in op.args) + ")"
-                out.append(t % ((o[2],) + o[3]))
+                i, regs = o[1], o[3]
+                if args[i] is inputs[i]:        # no literal operand
+                    if len(regs) == 2:
+                        put(f"{reg[o[2]]} = {opnames[i]}({reg[regs[0]]}, {reg[regs[1]]})")
+                    elif regs:
+                        put(f"{reg[o[2]]} = {opnames[i]}({reg[regs[0]]})")
+                    else:
+                        put(f"{reg[o[2]]} = {opnames[i]}()")
+                else:
+                    put(format_asm(tape, n, o))
             elif kind == LOAD:
-                out.append(f"r{o[1]} = LOAD(mem + {o[2] - n})")
+                put(f"{reg[o[1]]} = LOAD(mem + {o[2] - n})")
             else:
-                out.append(f"STORE(r{o[1]}, mem + {o[2] - n})")
+                put(f"STORE({reg[o[1]]}, mem + {o[2] - n})")
         return out
 
     def text(self) -> str:
-        return "".join(line + "\n" for line in self.lines())
+        lines = self.lines()
+        return "\n".join(lines) + "\n" if lines else ""
 
 
 def format_asm(tape: Tape, n: int, o: tuple) -> str:
@@ -590,8 +596,7 @@ def format_asm(tape: Tape, n: int, o: tuple) -> str:
         return f"r{o[1]} = LOAD(mem + {o[2] - n})"
     if o[0] == STORE:
         return f"STORE(r{o[1]}, mem + {o[2] - n})"
-    op = tape.ops[o[1]]
     regs = iter(o[3])
     args = ", ".join(a if isinstance(a, str) else f"r{next(regs)}"
-                     for a in op.args)
-    return f"r{o[2]} = {op.name}({args})"
+                     for a in tape.args[o[1]])
+    return f"r{o[2]} = {tape.opnames[o[1]]}({args})"

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG
 from ..core.semantics import MAX_REGISTERS, PreconditionError, check_registers
 from .allocator import allocate
-from .checker import check, parse_allocated
 from .tape import load_tape, read_text
+
+# json and the checker are imported where they are used: `alloc` without
+# --json/--counts needs neither (start-up time, docs/ssra.md)
 
 HELP = ("SSRA: allocate straight-line SSA code (reverse linear scan), or "
         "check anyone's allocation against the tape")
@@ -64,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         tape = load_tape(args.tape)
         if action == "alloc":
             allocation = allocate(tape, registers)
+            if args.counts or args.json:
+                import json
             if args.counts:
                 print(json.dumps(allocation.counts()))
             elif args.json:
@@ -72,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
             else:
                 sys.stdout.write(allocation.text())
             return EXIT_OK
+        import json
+
+        from .checker import check, parse_allocated
         if args.allocated == "-":
             text, source = sys.stdin.read(), "<stdin>"
         else:

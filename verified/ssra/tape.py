@@ -5,7 +5,7 @@ code, and its two parsers (the write-up's ``$2 = FOO($0, $1)`` lines and the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
 from ..core.semantics import PreconditionError, python_class
@@ -35,33 +35,64 @@ class SsaOp(NamedTuple):
 
 @dataclass
 class Tape:
-    """Straight-line SSA code.  Invariants (checked by the parsers): every
-    input is defined by an earlier operation, no variable is defined twice,
-    at most two inputs per operation, at least one operation.  The last
-    operation's output is the program's result.  Variables are numbered
-    densely in order of definition; ``names[v]`` is the source spelling."""
+    """Straight-line SSA code, one column per field (no per-operation
+    object on the hot path; ``ops`` builds the ``SsaOp`` view on demand).
 
-    ops: list[SsaOp]
+    Invariants (checked by the parsers): operation ``i`` defines variable
+    ``i`` (variables are numbered densely in order of definition, so no
+    variable is defined twice), every input is defined by an earlier
+    operation, at most two inputs per operation, at least one operation.
+    The last operation's output is the program's result.
+
+    * ``names[v]``: the source spelling of variable ``v``;
+    * ``opnames[i]``, ``args[i]``, ``inputs[i]``, ``lines[i]``: operation
+      ``i``'s name, operands (``SsaOp.args``), SSA inputs and source line.
+      When an operation has no literal operand its ``args`` tuple *is* its
+      ``inputs`` tuple (the printer relies on that identity only as a
+      shortcut: it checks it)."""
+
     names: list[str]
+    opnames: list[str]
+    args: list[tuple]
+    inputs: list[tuple]
+    lines: list[int]
     source: str = "<tape>"
+    _ops: "list[SsaOp] | None" = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_ops(cls, ops: Sequence[SsaOp], names: list[str], source: str = "<tape>") -> "Tape":
+        """A tape from ``SsaOp`` records (built by hand, e.g. in
+        ``proofs/``); operation ``i`` must define variable ``i``."""
+        if any(op.out != i for i, op in enumerate(ops)):
+            raise TapeError(f"{source}: operation i must define variable i")
+        return cls(list(names), [op.name for op in ops], [op.args for op in ops],
+                   [op.inputs for op in ops], [op.line for op in ops], source)
 
     @property
     def result(self) -> int:
-        return self.ops[-1].out
+        return len(self.names) - 1
+
+    @property
+    def ops(self) -> list[SsaOp]:
+        """The operations as ``SsaOp`` records (built once, on first use:
+        the checker, the tracer and the tests read them; the allocator and
+        the printer read the columns)."""
+        if self._ops is None:
+            self._ops = [_new_tuple(SsaOp, row) for row in zip(
+                range(len(self.names)), self.opnames, self.args, self.lines, self.inputs)]
+        return self._ops
 
     def live(self) -> list[bool]:
         """``live[i]``: operation ``i`` contributes to the result (the ones
         the allocator emits; the others are dead code and are dropped)."""
         needed = [False] * len(self.names)
         needed[self.result] = True
-        live = [False] * len(self.ops)
-        for i in range(len(self.ops) - 1, -1, -1):
-            op = self.ops[i]
-            if needed[op.out]:
-                live[i] = True
-                for v in op.inputs:
+        inputs = self.inputs
+        for i in range(len(needed) - 1, -1, -1):
+            if needed[i]:
+                for v in inputs[i]:
                     needed[v] = True
-        return live
+        return needed
 
     def format_op(self, op: SsaOp) -> str:
         return f"{self.names[op.out]} = {op.name}(" + ", ".join(
@@ -83,14 +114,17 @@ RESERVED = ("LOAD", "STORE")
 
 
 class _TapeBuilder:
-    """Shared bookkeeping of both parsers: defines variables, resolves
+    """Shared bookkeeping of both line parsers: defines variables, resolves
     inputs, enforces the tape invariants with errors naming the line."""
 
     def __init__(self, source: str):
         self.source = source
         self.index: dict[str, int] = {}
         self.names: list[str] = []
-        self.ops: list[SsaOp] = []
+        self.opnames: list[str] = []
+        self.args: list[tuple] = []
+        self.inputs: list[tuple] = []
+        self.lines: list[int] = []
         self.checked_names: set[str] = set()
 
     def error(self, line: int, message: str) -> TapeError:
@@ -128,19 +162,23 @@ class _TapeBuilder:
             raise self.error(line, f"{name} has {len(inputs)} inputs; an "
                              f"operation takes 0, 1 or 2")
         if out in index:
-            first = self.ops[index[out]].line
+            first = self.lines[index[out]]
             raise self.error(line, f"{out} is defined twice (first on line "
                              f"{first}); SSA variables are assigned once")
-        v = index[out] = len(self.names)
+        index[out] = len(self.names)
         self.names.append(out)
-        # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path)
-        self.ops.append(_new_tuple(SsaOp, (v, name, tuple(args), line,
-                                           tuple(inputs))))
+        self.opnames.append(name)
+        ins = tuple(inputs)
+        # no literal: args *is* inputs (the Tape docstring)
+        self.args.append(ins if len(args) == len(ins) else tuple(args))
+        self.inputs.append(ins)
+        self.lines.append(line)
 
     def finish(self) -> Tape:
-        if not self.ops:
+        if not self.names:
             raise TapeError(f"{self.source}: the tape is empty (no operation)")
-        return Tape(self.ops, self.names, self.source)
+        return Tape(self.names, self.opnames, self.args, self.inputs, self.lines,
+                    self.source)
 
 
 def _lines(text: str):
@@ -150,11 +188,78 @@ def _lines(text: str):
             yield number, stripped
 
 
+#: The plain tape line of the write-up's syntax, and blank and comment
+#: lines (captured as four empty strings): one ``findall`` over the text
+#: reads a whole plain tape.  Anything else (literal operands, three or more
+#: operands, odd whitespace, any error) is left to the line parser.
+_PLAIN_LINE = re.compile(
+    r"^[ \t]*(\$[A-Za-z0-9_]+)[ \t]*=[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*"
+    r"\([ \t]*(?:(\$[A-Za-z0-9_]+)[ \t]*(?:,[ \t]*(\$[A-Za-z0-9_]+)[ \t]*)?)?\)"
+    r"[ \t;]*$|^[ \t]*(?:#.*)?$", re.M)
+#: ASCII characters that ``str.splitlines`` or ``str.strip`` treat as line
+#: ends or spaces but the pattern above does not
+_ODD_SPACE = "\r\x0b\x0c\x1c\x1d\x1e\x1f"
+_BLANK_ROW = ("", "", "", "")
+
+
+def _parse_plain(text: str, source: str) -> Tape | None:
+    """The fast path of ``parse_tape``: the same ``Tape`` as the line parser
+    when every line is a plain ``$N = OP($a, $b)`` line with at most two
+    variable operands (or blank, or a comment) and the tape is valid; else
+    ``None``, and the line parser decides (and words any error).  Agreement
+    of the two is tested (tests/ssra/test_ssra.py)."""
+    if not text.isascii() or any(c in text for c in _ODD_SPACE):
+        return None
+    rows = _PLAIN_LINE.findall(text)
+    if len(rows) != text.count("\n") + 1:
+        return None                      # some line is not plain
+    blank = rows.count(_BLANK_ROW)
+    if blank == len(rows):
+        return None                      # empty: the line parser says so
+    if blank == 1 and not rows[-1][0]:   # only the end of the text
+        rows.pop()
+        lines = list(range(1, len(rows) + 1))
+    else:
+        lines = [k for k, row in enumerate(rows, 1) if row[0]]
+        rows = [row for row in rows if row[0]]
+    index: dict[str, int] = {}
+    inputs: list[tuple] = []
+    add = inputs.append
+    try:
+        for i, (out, _, a, b) in enumerate(rows):
+            # a KeyError is an input used before it is defined
+            if b:
+                add((index[a], index[b]))
+            elif a:
+                add((index[a],))
+            else:
+                add(())
+            index[out] = i
+    except KeyError:
+        return None
+    if len(index) != len(rows):
+        return None                      # a variable defined twice
+    opnames = [row[1] for row in rows]
+    if any(name.upper() in RESERVED for name in set(opnames)):
+        return None
+    return Tape([row[0] for row in rows], opnames, inputs, inputs, lines, source)
+
+
 def parse_tape(text: str, source: str = "<tape>") -> Tape:
     """Parse the write-up's tape syntax: one ``$N = OP($a, $b)`` per line,
     0-2 inputs, blank lines and ``#`` comments ignored; a numeric operand is
     an immediate.  Raises ``TapeError`` naming the line on bad syntax, use
-    before definition, a redefined variable or an empty tape."""
+    before definition, a redefined variable or an empty tape.
+
+    A plain tape is read in one pass (``_parse_plain``); anything else, and
+    every error, goes to the line parser ``_parse_lines``, which is the
+    specification of the syntax."""
+    tape = _parse_plain(text, source)
+    return tape if tape is not None else _parse_lines(text, source)
+
+
+def _parse_lines(text: str, source: str) -> Tape:
+    """``parse_tape`` line by line, every check with its message."""
     b = _TapeBuilder(source)
     good_names: set[str] = set()
     for number, line in _lines(text):
