@@ -264,6 +264,8 @@ def _blank_state(pm: ParallelMove, ops: Sequence[Operation]) -> "State | None":
     """The state ``execute`` starts from (every location its own value):
     a plain dict (None), or for a huge request in compact form an
     array-backed one over the register file."""
+    if type(pm.moves) is tuple and type(ops) is list:
+        return None  # the common case, without testing against the ABCs
     if isinstance(pm.moves, Pairs) or isinstance(ops, LazyOps):
         if pm.registers is not None:
             return DenseState(pm.registers)
