@@ -330,7 +330,7 @@ def test_a_huge_garbage_answer_is_judged_without_copies_of_it():
     whole line's repr at once: 3 times the line; now about once (the
     text), and the reason names the size in bytes."""
     from verified.tools.conform import checker
-    from verified.tools.conform.moves import _LINE_MEMO, answer_ops
+    from verified.tools.conform.moves import _LINE_MEMO, answer_effect
 
     line = b"x" * (4 << 20)
     peak = peak_bytes(lambda: checker.decode_answer(line))
@@ -341,5 +341,5 @@ def test_a_huge_garbage_answer_is_judged_without_copies_of_it():
     # a line of at most 1,200 bytes: its whole repr clipped, as always
     assert checker.clip_line(b"\x00" * 100) == checker.clip(repr(b"\x00" * 100))
     # the answers' memo does not keep a huge line alive
-    assert answer_ops(line) is None and line not in _LINE_MEMO
-    assert answer_ops(b'{"sequence": []}') == [] and b'{"sequence": []}' in _LINE_MEMO
+    assert answer_effect(line) is None and line not in _LINE_MEMO
+    assert answer_effect(b'{"sequence": []}').ops == [] and b'{"sequence": []}' in _LINE_MEMO

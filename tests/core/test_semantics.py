@@ -320,3 +320,29 @@ def test_a_trusted_move_is_the_move_make_builds():
                 made = ParallelMove.from_map(want, temps=temps)
                 trusted = ParallelMove.trusted(tuple(enumerate(want)), n, temps)
                 assert trusted == made and trusted.source_of == made.source_of
+
+
+@pytest.mark.parametrize("registers, temps", [(3, ()), (3, ("t",)), (3, (9,)), (4, ("t", "u")),
+                                              (None, ("m0",)), (0, ())])
+def test_judging_a_sequence_run_once_is_implements(registers, temps):
+    """``implements_effect`` (conform's path: the sequence run once, judged
+    against many moves) gives ``implements``'s verdict, field for field, on
+    every one- and two-operation sequence over registers, temporaries and
+    undeclared names, in every model and contract, against moves whose
+    answers are right, wrong and clobbering."""
+    from verified.core import oracle
+    from verified.core.semantics import MODELS
+    moves = [[(0, 1), (1, 0)], [(1, 0)], [(2, 0), (0, 2)]] if registers != 0 else [[]]
+    pms = [ParallelMove.make(m, registers, temps) for m in moves]
+    ops = list(_every_op())
+    seqs = [[]] + [[a] for a in ops] + [[a, b] for a in ops[::11] for b in ops[::7]]
+    judged = 0
+    for seq in seqs:
+        eff = oracle.effect(seq)
+        for pm in pms:
+            for model in MODELS:
+                for preserve in ("all", "loops"):
+                    want = implements(pm, seq, model, preserve)
+                    assert oracle.implements_effect(pm, eff, model, preserve) == want
+                    judged += want.ok
+    assert judged >= 5  # right answers among them, not only refusals

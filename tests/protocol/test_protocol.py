@@ -131,3 +131,48 @@ def test_help_answers_real_questions():
     assert "xchg-as-published" in p.stdout and "WRONG" in p.stdout
     p = subprocess.run(CLI, capture_output=True, text=True)
     assert p.returncode == 2 and "check" in p.stdout
+
+
+class _CountingOut:
+    """A text output that records what is written and each flush."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.flushed: list[int] = []  # how many parts were out at each flush
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.flushed.append(len(self.parts))
+
+
+def test_answers_to_a_pipe_are_flushed_each_as_it_is_made_and_a_file_at_its_end(tmp_path):
+    """A partner on a pipe waits for each answer before it writes the next
+    request: each answer is flushed as soon as it is written.  A regular
+    file waits on no one: its answers are flushed once, at its end.  The
+    bytes are the same either way."""
+    import os
+    from verified.tools.check import _handle_check
+    from verified.tools.wire import serve
+
+    lines = (b'{"moves": [[1, 0], [0, 1]], "model": "swap", "sequence": [["swap", 0, 1]]}\n'
+             b'{"moves": [[1, 0]], "model": "temp", "sequence": [["mov", 0, 1]]}\n'
+             b'not json\n')
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(lines)
+    from_file = _CountingOut()
+    with open(path, "rb") as f:
+        assert serve(f, from_file, _handle_check) == 1
+    r, w = os.pipe()
+    os.write(w, lines)
+    os.close(w)
+    from_pipe = _CountingOut()
+    with os.fdopen(r, "rb") as f:
+        assert serve(f, from_pipe, _handle_check) == 1
+    assert "".join(from_file.parts) == "".join(from_pipe.parts)
+    assert "".join(from_pipe.parts).count("\n") == 3
+    per_answer = len(from_pipe.parts) // 3
+    assert from_pipe.flushed[:3] == [per_answer, 2 * per_answer, 3 * per_answer]
+    assert from_file.flushed == [len(from_file.parts)]

@@ -123,8 +123,8 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
             ids.setdefault(d, len(ids))
             ids.setdefault(s, len(ids))
         size, number = len(ids), ids.__getitem__
-    source = array("q", [-1]) * size  # the location each one is moved from
-    feeds = array("q", [0]) * size  # how many moves read each location
+    source = _filled(-1, size)  # the location each one is moved from
+    feeds = _filled(0, size)  # how many moves read each location
     non_loop = 0
     for d, s in pm.moves:
         if d != s:
@@ -132,7 +132,7 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
             si = number(s)
             source[number(d)] = si
             feeds[si] += 1
-    walk = array("q", [-1]) * size  # which walk reached each location first
+    walk = _filled(-1, size)  # which walk reached each location first
     cycles = bare = on_cycle = 0
     for start in range(size):
         x = start
@@ -151,6 +151,17 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
                 break
         bare += all_single
     return CycleCounts(non_loop, cycles, bare, on_cycle)
+
+
+#: up to this many locations ``cycle_counts`` counts over lists (faster to
+#: make and index than arrays: the exhaustive checks and ``check`` count
+#: the cycles of small moves by the million); beyond, over arrays of
+#: 8 bytes a location (a million registers in megabytes, not 8 times that)
+SMALL = 1 << 12
+
+
+def _filled(value: int, size: int) -> "list[int] | array[int]":
+    return [value] * size if size <= SMALL else array("q", [value]) * size
 
 
 def components(edges: Iterable[tuple[Location, Location]]) -> list[list[Location]]:

@@ -132,6 +132,42 @@ def read_sequence(raw: object) -> "Sequence[Operation] | Verdict":
     return ops
 
 
+#: operation() is a pure function of its JSON input; sequences repeat the
+#: same few operations ("mov", 2, 1) over and over, so ``read_sequence_memo``
+#: keeps the parsed ones.  The key keeps each operand's exact type (True is
+#: not 1, 1.0 is not 1), and only flat [str, int|str, int|str] lists take
+#: this path; everything else, and every error, goes through read_sequence.
+_OP_MEMO: dict = {}
+_FLAT = (int, str)
+
+
+def read_sequence_memo(seq: object) -> "Sequence[Operation] | Verdict":
+    """``read_sequence(seq)``, memoised per operation: the operations, or
+    the verdict on why the sequence is not one."""
+    if type(seq) is not list:
+        return read_sequence(seq)
+    memo = _OP_MEMO
+    ops: list[Operation] = []
+    for v in seq:
+        if type(v) is list and len(v) == 3:
+            a, b, c = v
+            tb, tc = type(b), type(c)
+            if type(a) is str and tb in _FLAT and tc in _FLAT:
+                key = (a, tb, b, tc, c)
+                op = memo.get(key)
+                if op is None:
+                    try:
+                        op = operation(v)
+                    except PreconditionError:
+                        return read_sequence(seq)  # the exact verdict
+                    if len(memo) < 100_000:
+                        memo[key] = op
+                ops.append(op)
+                continue
+        return read_sequence(seq)
+    return ops
+
+
 def implements(
     pm: ParallelMove,
     ops: Sequence[Operation],
@@ -155,10 +191,81 @@ def implements(
     return judge(pm, execute(ops, _blank_state(pm, ops)), preserve, len(ops))
 
 
+@dataclass(frozen=True)
+class Effect:
+    """A sequence of operations with what judging it needs that does not
+    depend on the move: the operation classes it uses, the registers and
+    other locations it names, and ``execute(ops)``.  For a caller that
+    judges the same sequence against many moves (conform: the same answer
+    line answers a move at every register count it fits in), so that each
+    judgement is ``judge`` alone (``implements_effect``)."""
+
+    ops: Sequence[Operation]
+    #: the classes of its operations
+    kinds: frozenset
+    #: 1 + the largest register number it names (0: none)
+    top: int
+    #: every location it names that is not a plain register number
+    names: frozenset
+    #: ``execute(ops)``; read, never written
+    state: dict
+
+
+def effect(ops: Sequence[Operation]) -> Effect:
+    """The ``Effect`` of a list of operations (``read_sequence``'s)."""
+    kinds = {type(op) for op in ops}
+    named: set = set()
+    for op in ops:
+        named.update(op.writes())
+        named.update(op.reads())
+    numbers = [loc for loc in named if type(loc) is int]
+    names = named.difference(numbers) if len(numbers) < len(named) else ()
+    state = execute(ops)
+    assert isinstance(state, dict)  # from no state: a plain dict
+    return Effect(ops, _interned(frozenset(kinds)), max(numbers, default=-1) + 1,
+                  frozenset(names), state)
+
+
+#: the few sets of operation classes, each one object (a memo of Effects
+#: holds one per answer: fewer objects for the collector to walk)
+_KIND_SETS: dict = {}
+
+
+def _interned(kinds: frozenset) -> frozenset:
+    return _KIND_SETS.setdefault(kinds, kinds)
+
+
+#: the operation classes of each model, as a set (``implements_effect``)
+_KINDS = {model: frozenset(kinds) for model, kinds in MODELS.items()}
+
+
+def implements_effect(pm: ParallelMove, eff: Effect, model: str = "temp",
+                      preserve: str = "all") -> Verdict:
+    """``implements(pm, eff.ops, model, preserve)``, the sequence run once
+    for all the moves it is judged against.  When ``eff`` shows at a glance
+    that every operation is of the model and every location it names is in
+    the declared register file or a declared temporary (what
+    ``_all_declared`` decides; a sufficient test, not the same one), the
+    verdict is ``judge`` on its state, as ``implements`` would compute it
+    (the blank state is a plain dict for a move in tuple form); in every
+    other case ``implements`` itself answers."""
+    check_model(model)
+    check_contract(preserve)
+    regs = pm.registers
+    if (regs is None or eff.top > regs or not eff.kinds <= _KINDS[model]
+            or (eff.names and not eff.names <= frozenset(pm.temps))
+            # (type checks, not isinstance: the compact forms are ABCs, slow to test)
+            or type(pm.moves) is not tuple or type(eff.ops) is not list):
+        return implements(pm, eff.ops, model, preserve)
+    return judge(pm, eff.state, preserve, len(eff.ops))
+
+
 def _blank_state(pm: ParallelMove, ops: Sequence[Operation]) -> "State | None":
     """The state ``execute`` starts from (every location its own value):
     a plain dict (None), or for a huge request in compact form an
     array-backed one over the register file."""
+    if type(pm.moves) is tuple and type(ops) is list:
+        return None  # the common case, without testing against the ABCs
     if isinstance(pm.moves, Pairs) or isinstance(ops, LazyOps):
         if pm.registers is not None:
             return DenseState(pm.registers)
@@ -253,6 +360,12 @@ def _clobbered(pm: ParallelMove, state: State) -> bool:
     """Does some written location of the register file that is not a
     destination hold another value than its own?"""
     source_of = pm.source_of
+    regs = pm.registers
+    if regs is not None:  # a declared file r0..r{regs-1}: pm.in_file inlined
+        for loc, got in state.items():
+            if got != loc and type(loc) is int and loc < regs and loc not in source_of:
+                return True
+        return False
     for loc, got in state.items():
         if got != loc and loc not in source_of and pm.in_file(loc):
             return True

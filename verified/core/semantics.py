@@ -165,10 +165,12 @@ class ParallelMove:
         # huge register requests arrive as compact Pairs (tools.wire): the
         # same checks below, over an array-backed source_of, and the Pairs
         # themselves kept as the moves (each pair checked to be a location)
-        compact = isinstance(moves, Pairs)
+        # (a list or a tuple first: Pairs is an ABC, slow to test against)
+        compact = type(moves) is not list and type(moves) is not tuple and isinstance(
+            moves, Pairs)
         listed: list[tuple[Location, Location]] = []
         source_of: "dict[Location, Location] | DenseMap" = (
-            DenseMap(_dense_size(moves)) if isinstance(moves, Pairs) else {})
+            DenseMap(_dense_size(moves)) if compact and isinstance(moves, Pairs) else {})
         for i, pair in enumerate(moves):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise PreconditionError(
@@ -188,7 +190,7 @@ class ParallelMove:
                 listed.append((dst, src))
         # a Sequence, not a list: the compiled build checks the type it is told
         pairs: Sequence[tuple[Location, Location]] = (
-            moves if isinstance(moves, Pairs) else tuple(listed))  # Pairs: every value checked above
+            moves if compact and isinstance(moves, Pairs) else tuple(listed))  # Pairs: every value checked above
         temp_list: list[Location] = []
         for t in temps:
             t = location(t)
@@ -213,17 +215,22 @@ class ParallelMove:
                     f"moves do not name"
                 )
         if n is not None:
-            for d, s in pairs:
-                for loc in (d, s):
-                    if not (isinstance(loc, int) and loc < n):
-                        raise PreconditionError(
-                            f"move {loc_name(d)} <- {loc_name(s)} names "
-                            f"{loc_name(loc)}, which is outside the declared "
-                            f"register file r0..r{n - 1}"
-                            if n
-                            else f"move {loc_name(d)} <- {loc_name(s)} names "
-                            f"{loc_name(loc)} but the register file is empty"
-                        )
+            # every pair a plain register of the file (the common case, one
+            # pass) needs no look at each location; otherwise they are
+            # looked at one by one, and the first outside the file is named
+            if not all(type(d) is int and d < n and type(s) is int and s < n
+                       for d, s in pairs):
+                for d, s in pairs:
+                    for loc in (d, s):
+                        if not (isinstance(loc, int) and loc < n):
+                            raise PreconditionError(
+                                f"move {loc_name(d)} <- {loc_name(s)} names "
+                                f"{loc_name(loc)}, which is outside the declared "
+                                f"register file r0..r{n - 1}"
+                                if n
+                                else f"move {loc_name(d)} <- {loc_name(s)} names "
+                                f"{loc_name(loc)} but the register file is empty"
+                            )
             for t in temp_list:
                 if isinstance(t, int) and t < n:
                     raise PreconditionError(

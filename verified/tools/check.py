@@ -12,14 +12,14 @@ import sys
 from ..algorithms.optimum import optimum
 from ..core.exits import EXIT_OK, EXIT_WRONG
 from ..core.machine import MachineOptimum, MachineRequest, check_machine_request
-from ..core.oracle import Verdict, implements, read_sequence
+from ..core.oracle import Verdict, implements, read_sequence_memo
 from ..core.semantics import PreconditionError
 from .wire import Request, parse_any, serve_paths
 
 
 def check_request(req: Request) -> dict:
     """The oracle's JSON answer for one parsed request with a sequence."""
-    ops = read_sequence(req.sequence)
+    ops = read_sequence_memo(req.sequence)
     verdict = ops if isinstance(ops, Verdict) else implements(
         req.pm, ops, req.model, req.preserve)
     out = verdict.to_json()

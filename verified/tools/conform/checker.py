@@ -100,6 +100,11 @@ class CaseType:
         classify it".  The default is never sure."""
         return False
 
+    def forget(self) -> None:
+        """Drop what ``correct`` memoised (the session calls it when it
+        ends: a memo of tens of thousands of objects left for the
+        interpreter's exit is walked by each of its collections)."""
+
     def solvable(self, case: Any) -> bool:
         """Does ``case`` have an answer (so that declining it is a failure)?"""
         raise NotImplementedError

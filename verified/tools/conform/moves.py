@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from ... import cases as gen
 from ...algorithms import ALGORITHMS, solve
 from ...algorithms.optimum import optimum
-from ...core.oracle import Verdict, implements, read_sequence
+from ...core.oracle import (
+    Effect, Verdict, effect, implements, implements_effect, read_sequence_memo)
 from ...core.semantics import (
     MODELS,
     Location,
@@ -46,45 +47,14 @@ OPTIMUM_MODEL = {"temp": "temp", "swap": "swap", "permi": "permi", "spill": "tem
 #: for spill (reached with load/store, or mov), none for swap and permi.
 DEFAULT_TEMPS: dict[str, list[Location]] = {"temp": ["t"], "spill": ["m0"], "swap": [], "permi": []}
 
-#: operation() is a pure function of its JSON input; answers repeat the same
-#: few operations ("mov", 2, 1) over and over, so parsed operations are
-#: memoised.  The key keeps each operand's exact type (True is not 1, 1.0
-#: is not 1), and only flat [str, int|str, int|str] lists take this path;
-#: everything else, and every error, goes through oracle.read_sequence.
-_OP_MEMO: dict = {}
+#: ``oracle.read_sequence`` memoised per operation (one memo for conform
+#: and ``verified check``)
+parse_sequence = read_sequence_memo
 _new_tuple = tuple.__new__
-_FLAT = (int, str)
 
 
-def parse_sequence(seq: object) -> "list | Verdict":
-    """``oracle.read_sequence(seq)``, memoised per operation: the operations,
-    or the verdict on why the sequence is not one."""
-    if type(seq) is not list:
-        return read_sequence(seq)
-    memo = _OP_MEMO
-    ops = []
-    for v in seq:
-        if type(v) is list and len(v) == 3:
-            a, b, c = v
-            tb, tc = type(b), type(c)
-            if type(a) is str and tb in _FLAT and tc in _FLAT:
-                key = (a, tb, b, tc, c)
-                op = memo.get(key)
-                if op is None:
-                    try:
-                        op = operation(v)
-                    except PreconditionError:
-                        return read_sequence(seq)  # the exact verdict
-                    if len(memo) < 100_000:
-                        memo[key] = op
-                ops.append(op)
-                continue
-        return read_sequence(seq)
-    return ops
-
-
-#: answer line -> its operations (None: not a plain, well-formed sequence
-#: answer); bounded, emptied when full
+#: answer line -> the Effect of its operations (None: not a plain,
+#: well-formed sequence answer); bounded, emptied when full
 _LINE_MEMO: dict = {}
 _LINE_MEMO_SIZE = 1 << 16
 #: the longest line the memo keeps (a 48 MB garbage line was held there
@@ -92,29 +62,30 @@ _LINE_MEMO_SIZE = 1 << 16
 _LINE_MEMO_MAX_LINE = 1 << 16
 
 
-def answer_ops(line: bytes) -> "list | None":
+def answer_effect(line: bytes) -> "Effect | None":
     """The operations of an answer line that is an object with a
-    well-formed ``"sequence"``, else None.  A pure function of the bytes
-    (``decode_answer``, then ``parse_sequence``), memoised on them: answers
-    repeat (the same sequence answers every register count the move fits
-    in), and a repeated line costs one dictionary look-up.  Callers only
-    read the list."""
+    well-formed ``"sequence"``, as an ``oracle.Effect`` (run once, judged
+    against each move by ``implements_effect``), else None.  A pure
+    function of the bytes (``decode_answer``, then ``parse_sequence``),
+    memoised on them: answers repeat (the same sequence answers every
+    register count the move fits in), and a repeated line costs one
+    dictionary look-up.  Callers only read it."""
     memo = _LINE_MEMO
     got = memo.get(line, memo)
     if got is not memo:
         return got
     obj = decode_answer(line)
-    ops = None
+    eff = None
     # exactly one field, as classify requires: {"sequence": [], "unsupported": "x"} is garbage
     if type(obj) is dict and len(obj) == 1 and "sequence" in obj:
         parsed = parse_sequence(obj["sequence"])
-        ops = parsed if type(parsed) is list else None
+        eff = effect(parsed) if type(parsed) is list else None
     if len(line) > _LINE_MEMO_MAX_LINE:
-        return ops  # not kept: a huge line would stay alive in the memo
+        return eff  # not kept: a huge line would stay alive in the memo
     if len(memo) >= _LINE_MEMO_SIZE:
         memo.clear()
-    memo[line] = ops
-    return ops
+    memo[line] = eff
+    return eff
 
 
 class _PairText(dict):
@@ -197,16 +168,20 @@ class MoveType(CaseType):
         return Judgement(verdict.ok, verdict.to_json(), len(ops))
 
     def correct(self, packed: tuple, line: bytes) -> bool:
-        """``CaseType.correct``: the answer's operations (``answer_ops``)
-        judged by ``implements`` as ``judge`` does, without building the
-        case, the judgement or the verdict's JSON; any doubt (and any
-        exception) is False, and ``classify`` then says why."""
+        """``CaseType.correct``: the answer's operations (``answer_effect``)
+        judged by ``implements_effect`` (``implements``, the sequence run
+        once per answer line) as ``judge`` does, without building the case,
+        the judgement or the verdict's JSON; any doubt (and any exception)
+        is False, and ``classify`` then says why."""
         try:
-            ops = answer_ops(line)
-            return ops is not None and implements(
-                self._pm(*packed), ops, self.model, self.preserve).ok
+            eff = answer_effect(line)
+            return eff is not None and implements_effect(
+                self._pm(*packed), eff, self.model, self.preserve).ok
         except Exception:
             return False
+
+    def forget(self) -> None:
+        _LINE_MEMO.clear()
 
     def solvable(self, case: gen.Case) -> bool:
         if self.model in ("swap", "permi"):
