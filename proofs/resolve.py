@@ -67,6 +67,7 @@ import time
 
 import z3
 
+from . import resolve_run as RUN
 from .common import ENUMERATED, PROVED, REFUTED, Ledger, planted, prove, prove_all, row
 
 U = z3.DeclareSort("RUnit")
@@ -499,6 +500,41 @@ TREG_MUTANTS = [
 
 
 # ---------------------------------------------------------------------------
+# 4. Bounded, symbolic requests: the whole greedy run on treg, borrows and
+#    states with no free register included (proofs/resolve_run.py)
+# ---------------------------------------------------------------------------
+
+RUN_TEXT = ("on the small machine 'treg' (registers a, b and the temporary t, slots m0, m1, "
+            "the immediate 7; no swap, no slot-to-slot mov, constants into registers only), "
+            "every request at once (symbolic: each of a, b, m0, m1 gets a source among the "
+            "four locations, 7 or none; contract all or loops: the 6**4 x 2 requests, as 32 "
+            "queries, one per contract and set of destinations) and every run of the model "
+            "from the request's initial state (finite Z3 sorts: bounded to this machine's 5 "
+            "units and K steps; model: the resolver's steps in the step lemmas' encoding, "
+            "tried in the code's order: moves, parks into a place holding no needed value "
+            "(the first job's), borrows of a finished register (saved or not, for a "
+            "scratch or a park written at once), constants last; any admitted step of the "
+            "first class that has one)")
+RUN_ROWS = [
+    (lambda: "resolve run (greedy steps, bounded, whole run): every run of the model stops "
+     f"within K = {RUN.K} steps, never stuck, no pending unit left and the request's "
+     "contract met (each destination holds its source's value or 7; under all every "
+     "other location but t its own), states with no free register included (there the "
+     "model borrows); " + RUN_TEXT + "; witnesses: a run still short after K - 1 steps "
+     "(K is tight), a state with no free register, a borrow, a park",
+     lambda t: RUN.run_claim(t)),
+]
+RUN_MUTANTS = [
+    ("MUTANT no_borrow: the whole run without the borrow steps (a request whose "
+     "destinations leave no free register gets stuck) [bounded, the treg machine]",
+     lambda t: RUN.run_claim(t, mutant="no_borrow", timeout_ms=60_000)),
+    ("MUTANT borrow_unchecked: a borrow admitted without THE invariant (a finished "
+     "register used as scratch or park with its value saved nowhere) [bounded, the treg "
+     "machine]", lambda t: RUN.run_claim(t, mutant="borrow_unchecked", timeout_ms=60_000)),
+]
+
+
+# ---------------------------------------------------------------------------
 # 2. Bounded, inputs enumerated: every output judged by the Z3 semantics
 # ---------------------------------------------------------------------------
 
@@ -587,6 +623,15 @@ def claims(quick: bool = False) -> list[dict]:
         run(led)
         rows.append(row(text, 5, led, expect=REFUTED))
 
+    for text, run in RUN_ROWS:          # in --quick too: the model is small
+        led = Ledger()
+        run(led)
+        rows.append(row(text(), 5, led))
+    for text, run in RUN_MUTANTS:
+        led = Ledger()
+        run(led)
+        rows.append(row(text, 5, led, expect=REFUTED))
+
     from mutants.resolve import BY_NAME
     from tests.machines.resolve_cases import VARIANTS
     from verified.algorithms import resolve as R
@@ -606,6 +651,19 @@ def claims(quick: bool = False) -> list[dict]:
             f"exhaustive state search (no sequence exists); inputs enumerated; "
             f"{time.perf_counter() - t0:.1f} s wall)", 4, led, kind=ENUMERATED, detail=cex,
             family="resolve (enumerated)"))
+    led = Ledger()
+    _, n, cex = RUN.code_link(led, spare=spare)
+    rows.append(row(
+        f"resolve run (code): the real greedy steps (resolve.greedy) on every request of "
+        f"treg ({moves} x 2 contracts: {n} runs), each run cut into the model's steps: "
+        f"every piece is a step the model admits in the first class that has one, and the "
+        f"run ends where the model's does (done, contract met); inputs enumerated", 5, led,
+        kind=ENUMERATED, detail=cex, family="resolve (enumerated)"))
+    rows.append(planted("MUTANT scratch_unchecked (a scratch register taken without the "
+                        "invariant) against the run model on treg (inputs enumerated)", 5,
+                        BY_NAME["scratch_unchecked"],
+                        lambda fn, led: RUN.code_link(led, lambda mm, p: fn(mm, preserve=p),
+                                                      spare=spare)[2]))
     rows.append(planted("MUTANT swap_without_legality on the small machine (inputs "
                         "enumerated, each output judged by the Z3 semantics and legality)",
                         4, BY_NAME["swap_without_legality"],
