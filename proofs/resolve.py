@@ -509,42 +509,55 @@ TREG_MUTANTS = [
 #    states with no free register included (proofs/resolve_run.py)
 # ---------------------------------------------------------------------------
 
-def run_text(moves: str) -> str:
-    return ("on the small machine 'treg' (registers a, b and the temporary t, slots m0, m1, "
-            "the immediate 7; no swap, no slot-to-slot mov, constants into registers only), "
-            f"every request at once (symbolic: {moves} x 2 contracts, each of a, b, m0, m1 "
-            "a destination with a source among the four locations or 7, or not; contract "
-            "all or loops) and every run of the model from the request's initial state "
-            "(finite Z3 sorts: bounded to this machine's 5 units and K steps; model: the "
-            "resolver's steps in the step lemmas' encoding, tried in the code's order: "
-            "moves, parks of the first blocked job into a place holding no needed value, "
-            "borrows of a finished register (saved or not, for a scratch or a park written "
-            "at once), constants last; any admitted step of the first class that has one)")
+def run_text(moves: str, swaps: bool) -> str:
+    machine = ("the small machine 'treg-swap' (treg with x86-64's xchg reg-reg and reg-mem)"
+               if swaps else "the small machine 'treg'")
+    return (f"on {machine} (registers a, b and the temporary t, slots m0, m1, the "
+            "immediate 7; no slot-to-slot mov, constants into registers only), every "
+            f"request at once (symbolic: {moves} x 2 contracts, each of a, b, m0, m1 a "
+            "destination with a source among the four locations or 7, or not; contract all "
+            "or loops) and every run of the model from the request's initial state (finite "
+            "Z3 sorts: bounded to this machine's 5 units and K steps; model: the resolver's "
+            "steps in the step lemmas' encoding, tried in the code's order: moves, then "
+            + ("a cycle swap or " if swaps else "") + "a park of the first blocked job into "
+            "a place holding no needed value, then borrows of a finished register (saved "
+            "or not, for a scratch or a park written at once), constants last; any "
+            "admitted step of the first class that has one)")
 
 
 def run_rows(quick: bool) -> list:
     spare = QUICK_SPARE if quick else None
     moves = f"the 6**3 moves that leave {spare} alone" if spare else "6**4 moves"
-    return [
-        ("resolve run (greedy steps, bounded, whole run): every run of the model stops "
-         f"within K = {RUN.K} steps, never stuck, with no pending unit left and the "
-         "request's contract met (each destination holds its source's value or 7; under "
-         "all every other location but t its own), states with no free register included "
-         "(there the model borrows); " + run_text(moves) + "; witnesses: a state with no "
-         "free register, a borrow, a park (full run: also a run still short after K - 1 "
-         "steps, so K is tight, and loops with a location left alone)",
-         lambda t: RUN.run_claim(t, spare=spare)),
+    rows = []
+    for swaps in (False, True):
+        rows.append((
+            f"resolve run{' (swap)' if swaps else ''} (greedy steps, bounded, whole run): "
+            f"every run of the model stops within K = {RUN.K[swaps, spare]} steps, never "
+            "stuck, with no pending unit left and the request's contract met (each "
+            "destination holds its source's value or 7; under all every other location but "
+            "t its own)" + ("" if swaps else ", states with no free register included "
+                            "(there the model borrows)") + "; " + run_text(moves, swaps) +
+            "; witnesses: a run still short after K - 1 steps (K is tight), loops with a "
+            "location left alone, " + ("a swap, a park" if swaps else
+                                      "a state with no free register, a borrow, a park"),
+            lambda t, swaps=swaps: RUN.run_claim(t, spare=spare, swaps=swaps)))
+    part = "contract all, every location a destination"
+    rows += [
         ("MUTANT no_borrow: the whole run without the borrow steps (a request whose "
-         "destinations leave no free register gets stuck) [bounded, the treg machine, "
-         "contract all, every location a destination]",
+         f"destinations leave no free register gets stuck) [bounded, treg, {part}]",
          lambda t: RUN.run_claim(t, mutant="no_borrow", timeout_ms=120_000,
                                  part=RUN.FULL_PART)),
         ("MUTANT borrow_unchecked: a borrow admitted without THE invariant (a finished "
-         "register used as scratch or park with its value saved nowhere) [bounded, the treg "
-         "machine, contract all, every location a destination]",
+         "register used as scratch or park with its value saved nowhere) [bounded, treg, "
+         f"{part}]",
          lambda t: RUN.run_claim(t, mutant="borrow_unchecked", timeout_ms=120_000,
                                  part=RUN.FULL_PART)),
+        ("MUTANT no_park_step: the whole run with swaps but without parks (a cycle of two "
+         f"slots has no xchg mem-mem) [bounded, treg-swap, {part}]",
+         lambda t: RUN.run_claim(t, mutant="no_park_step", timeout_ms=120_000,
+                                 part=RUN.FULL_PART, swaps=True)),
     ]
+    return rows
 
 
 # ---------------------------------------------------------------------------
@@ -660,14 +673,16 @@ def claims(quick: bool = False) -> list[dict]:
             f"exhaustive state search (no sequence exists); inputs enumerated; "
             f"{time.perf_counter() - t0:.1f} s wall)", 4, led, kind=ENUMERATED, detail=cex,
             family="resolve (enumerated)"))
-    led = Ledger()
-    _, n, cex = RUN.code_link(led, spare=spare)
-    rows.append(row(
-        f"resolve run (code): the real greedy steps (resolve.greedy) on every request of "
-        f"treg ({moves} x 2 contracts: {n} runs), each run cut into the model's steps: "
-        f"every piece is a step the model admits in the first class that has one, and the "
-        f"run ends where the model's does (done, contract met); inputs enumerated", 5, led,
-        kind=ENUMERATED, detail=cex, family="resolve (enumerated)"))
+    for swaps in (False, True):
+        led = Ledger()
+        _, n, cex = RUN.code_link(led, spare=spare, swaps=swaps)
+        name = "treg-swap" if swaps else "treg"
+        rows.append(row(
+            f"resolve run{' (swap)' if swaps else ''} (code): the real greedy steps "
+            f"(resolve.greedy) on every request of {name} ({moves} x 2 contracts: {n} runs), "
+            "each run cut into the model's steps: every piece is a step the model admits in "
+            "the first class that has one, and the run ends where the model's does (done, "
+            "contract met); inputs enumerated", 5, led, kind=ENUMERATED, detail=cex))
     rows.append(planted("MUTANT scratch_unchecked (a scratch register taken without the "
                         "invariant) against the run model on treg (inputs enumerated)", 5,
                         BY_NAME["scratch_unchecked"],

@@ -89,11 +89,21 @@ class Step:
     kind: str = ""              # "move", "park", "scratch", "imm", "bpark"
 
 
+def swap_legal(x: str, y: str) -> bool:
+    """The swaps of treg-swap (x86-64's xchg: reg-reg and reg-mem)."""
+    return x != y and not (is_slot(x) and is_slot(y))
+
+
 @functools.cache
-def steps(mutant: str | None = None) -> tuple[Step, ...]:
-    """Every step of the model's repertoire on treg."""
+def steps(mutant: str | None = None, swaps: bool = False) -> tuple[Step, ...]:
+    """Every step of the model's repertoire on treg (``swaps``: on
+    treg-swap, the same machine with xchg reg-reg and reg-mem)."""
     out: list[Step] = []
     for d in LOCS:
+        for h in UNITS if swaps else ():
+            if swap_legal(d, h):   # a cycle swap: d takes its goal from h
+                out.append(Step("park", f"swap {d}, {h}", ((d, h, "swap"),), d, h,
+                                kind="swap"))
         for s in UNITS:
             if s == d:
                 continue
@@ -234,8 +244,12 @@ class Request:
 
 def after(req: Request, c: dict, ops) -> dict:
     c2 = dict(c)
-    for dst, src in ops:
-        c2[dst] = req.imm7 if src == IMM else c2[src]
+    for op in ops:
+        dst, src = op[:2]
+        if len(op) == 3:        # a swap
+            c2[dst], c2[src] = c2[src], c2[dst]
+        else:
+            c2[dst] = req.imm7 if src == IMM else c2[src]
     return c2
 
 
@@ -267,11 +281,14 @@ def guard(req: Request, c: dict, st: Step, mutant: str | None = None):
                 req.pending(c, st.d))
     if st.r is not None:
         pre = B.And(pre, req.fin(c, st.r))
+    if mutant == "swap_unchecked" and st.kind == "swap":
+        return pre      # a swap admitted without the invariant (h may be finished)
     return B.then(pre, keeps)
 
 
-def admitted(req: Request, c: dict, mutant: str | None = None) -> list[tuple[Step, object]]:
-    return [(st, guard(req, c, st, mutant)) for st in steps(mutant)]
+def admitted(req: Request, c: dict, mutant: str | None = None,
+             swaps: bool = False) -> list[tuple[Step, object]]:
+    return [(st, guard(req, c, st, mutant)) for st in steps(mutant, swaps)]
 
 
 def park_rank(req: Request, d: str):
@@ -316,7 +333,7 @@ def request_domain(req: Request) -> list:
             for n in LOCS]
 
 
-def unroll(req: Request, k: int, mutant: str | None = None):
+def unroll(req: Request, k: int, mutant: str | None = None, swaps: bool = False):
     """States c_0..c_k of any run of k steps (a stopped run stays put),
     the constraints, and per step the selector terms of each class."""
     V, _, _ = _sorts()
@@ -327,7 +344,7 @@ def unroll(req: Request, k: int, mutant: str | None = None):
         c = cs[-1]
         owe = z3.Int(f"run_owe{i}")
         nxt = {u: z3.Const(f"run_c{i + 1}_{u}", V) for u in UNITS}
-        adm = admitted(req, c, mutant)
+        adm = admitted(req, c, mutant, swaps)
         ch = z3.Int(f"run_choice{i}")
         # owe: after a borrow's park, d is written at once (a move of d)
         owe_next = z3.Int(f"run_owe{i + 1}")
@@ -345,6 +362,7 @@ def unroll(req: Request, k: int, mutant: str | None = None):
         hyps.append(z3.And(ch >= 0, ch <= stop))
         sel: dict = {k_: [] for k_ in CLASSES}
         bor: list = []
+        swp: list = []
         hyps.append(z3.Implies(z3.Or(*ow), z3.Or(*owes)))
         for j, (st, g) in enumerate(adm):
             c2 = after(req, c, st.ops)
@@ -354,10 +372,14 @@ def unroll(req: Request, k: int, mutant: str | None = None):
             sel[st.cls].append(ch == j)
             if st.r is not None:
                 bor.append(ch == j)
+            if st.kind == "swap":
+                swp.append(ch == j)
         hyps.append(z3.Implies(ch == stop, z3.And(*[z3.Not(a) for a in any_cls.values()],
                                                   *[nxt[u] == c[u] for u in UNITS],
                                                   owe_next == owe)))
-        used.append({k_: z3.Or(*v) for k_, v in sel.items()} | {"borrow": z3.Or(*bor)} | {
+        used.append({k_: z3.Or(*v) for k_, v in sel.items()} | {"borrow": z3.Or(*bor), "swap": z3.Or(*swp),
+                                                           "park": z3.Or(*[
+            ch == j for j, (st, _) in enumerate(adm) if st.kind == "park"])} | {
             "no free register": z3.And(
             *[z3.Not(z3.Or(c[r] == req.imm7, z3.Not(req.needed(c, c[r])))) for r in ("t",)],
             *[z3.Or(req.fin(c, r), z3.And(c[r] != req.imm7, req.needed(c, c[r])))
@@ -366,8 +388,10 @@ def unroll(req: Request, k: int, mutant: str | None = None):
     return cs, hyps, used
 
 
-#: the bound: every run of the model on treg stops within K steps
-K = 10
+#: the bound: every run of the model stops within K[swaps, spare] steps
+#: (treg, treg-swap; every request, or those that leave b alone: --quick);
+#: each tight (the claim's witness)
+K = {(False, None): 10, (False, "b"): 7, (True, None): 7, (True, "b"): 5}
 
 
 #: the requests a mutant's claim asks about: contract all, every location a
@@ -375,15 +399,16 @@ K = 10
 FULL_PART = (True, (True, True, True, True))
 
 
-def run_claim(ledger: Ledger, k: int = K, mutant: str | None = None,
+def run_claim(ledger: Ledger, k: int | None = None, mutant: str | None = None,
               timeout_ms: int = 600_000, spare: str | None = None,
-              part: tuple | None = None) -> str:
+              part: tuple | None = None, swaps: bool = False) -> str:
     """For every request and every run of the model: after k steps no unit
     is pending and the contract holds.  ``spare``: only the requests that
     leave that location alone (``--quick``); ``part``: only the requests
     with that (contract all?, destinations) (a mutant's claim)."""
+    k = k if k is not None else K[swaps, spare]
     req = symbolic_request()
-    cs, hyps, used = unroll(req, k, mutant)
+    cs, hyps, used = unroll(req, k, mutant, swaps)
     hyps = request_domain(req) + hyps
     if spare is not None:
         hyps.append(z3.Not(req.has[spare]))
@@ -396,8 +421,11 @@ def run_claim(ledger: Ledger, k: int = K, mutant: str | None = None,
             z3.Or(*[u["no free register"] for u in used]),
         "a run borrows a register": z3.Or(*[u["borrow"] for u in used]),
         "a run parks a blocked value": z3.Or(*[u["park"] for u in used]),
+    } if not swaps else {
+        "a run swaps": z3.Or(*[u["swap"] for u in used]),
+        "a run parks a blocked value": z3.Or(*[u["park"] for u in used]),
     }
-    if spare is None and part is None:
+    if part is None:
         witnesses["a run is still short of its contract after K - 1 steps (K is tight)"] = \
             z3.Not(req.done(cs[-2]))
         witnesses["the contract is loops and some location is not a destination"] = z3.And(
@@ -425,16 +453,19 @@ def concrete_request(mm, preserve: str) -> Request:
 
 def _ops_of(mops) -> list[tuple[str, str]]:
     from verified.core import machine as M
-    out = []
+    out: list[tuple] = []
     for op in mops:
-        if not isinstance(op, M.MMov):
-            raise ValueError(f"not a mov: {M.format_mop(op)}")
-        out.append((op.dst.parts[0], IMM if isinstance(op.src, M.Imm) else op.src.parts[0]))
+        if isinstance(op, M.MSwap):
+            out.append((op.a.parts[0], op.b.parts[0], "swap"))
+        elif not isinstance(op, M.MMov):
+            raise ValueError(f"not a mov or swap: {M.format_mop(op)}")
+        else:
+            out.append((op.dst.parts[0], IMM if isinstance(op.src, M.Imm) else op.src.parts[0]))
     return out
 
 
 def follow(req: Request, ops: list, mutant: str | None = None,
-           taken: list | None = None) -> str:
+           taken: list | None = None, swaps: bool = False) -> str:
     """Cut the code's operations into model steps: each piece must be an
     admitted step of the first class that has one.  "" when the code's run
     is a run of the model that ends done and meets the contract, else why not."""
@@ -444,7 +475,8 @@ def follow(req: Request, ops: list, mutant: str | None = None,
     while True:
         adm: list = []
         for first in CLASSES:     # the first class with an admitted step
-            adm = [st for st in steps(mutant) if st.cls == first and guard(req, c, st, mutant)
+            adm = [st for st in steps(mutant, swaps) if st.cls == first
+                   and guard(req, c, st, mutant)
                    and (owe is None or st.d == owe)]
             if adm or owe is not None:    # an owed write is a move of d
                 break
@@ -471,13 +503,13 @@ def follow(req: Request, ops: list, mutant: str | None = None,
 
 
 def code_link(ledger: Ledger, resolver=None, mutant: str | None = None,
-              spare: str | None = None) -> tuple[str, int, str]:
+              spare: str | None = None, swaps: bool = False) -> tuple[str, int, str]:
     """(result, requests followed, first disagreement) for the real greedy
     steps on every request of treg, both contracts."""
     from tests.machines.resolve_cases import requests, small
     from verified.algorithms import resolve as R
 
-    m = small(swap="noswap", m2m=False, imm_mem=False, temp="treg")
+    m = small(swap="swaps" if swaps else "noswap", m2m=False, imm_mem=False, temp="treg")
     run = resolver or (lambda mm, p: R.greedy(mm, p))
     t0 = time.perf_counter()
     n, detail = 0, ""
@@ -486,7 +518,8 @@ def code_link(ledger: Ledger, resolver=None, mutant: str | None = None,
             continue
         for preserve in ("all", "loops"):
             try:
-                why = follow(concrete_request(mm, preserve), _ops_of(run(mm, preserve)), mutant)
+                why = follow(concrete_request(mm, preserve), _ops_of(run(mm, preserve)), mutant,
+                             swaps=swaps)
             except Exception as e:  # the code refused or crashed: the model never does
                 why = f"raised {type(e).__name__}: {e}"
             n += 1

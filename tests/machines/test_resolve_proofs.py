@@ -115,3 +115,28 @@ def test_the_whole_run_model_on_concrete_requests():
     # without borrows the model is stuck where the code borrows
     assert RUN.follow(req, ops, mutant="no_borrow").startswith(
         "the model stops after 4 operations, the code goes on: [('m0', 'a')")
+
+
+def test_the_code_runs_on_the_swap_machine_are_runs_of_the_model():
+    """treg-swap (xchg reg-reg and reg-mem): the code's cycle swaps are the
+    model's swap steps; without the park step the model is stuck where the
+    code parks (two slots swapped: no xchg mem-mem)."""
+    from proofs import resolve_run as RUN
+    from tests.machines.resolve_cases import small
+    from verified.core import machine as M
+    led = Ledger()
+    assert RUN.code_link(led, spare="b", swaps=True) == ("enumerated", 432, "")
+    m = small(swap="swaps", m2m=False, imm_mem=False, temp="treg")
+    mm = M.MachineMove.make(m, [["a", "b"], ["b", "a"], ["m0", "m1"], ["m1", "m0"]], ["t"])
+    req = RUN.concrete_request(mm, "all")
+    ops = RUN._ops_of(R.greedy(mm, "all"))
+    taken: list = []
+    assert RUN.follow(req, ops, taken=taken, swaps=True) == ""
+    assert taken == ["swap a, b", "park m0 in t", "swap m1, t", "mov m0 <- t"]
+    assert RUN.follow(req, ops, swaps=False) == (
+        "after 0 operations the code does [('a', 'b', 'swap'), ('t', 'm0'), "
+        "('m1', 't', 'swap')], not an admitted park step (admitted: ['park a in t'])")
+    assert RUN.follow(req, ops, mutant="no_park_step", swaps=True) == (
+        "the model stops after 1 operations, the code goes on: [('t', 'm0'), "
+        "('m1', 't', 'swap'), ('m0', 't')]")
+
