@@ -30,7 +30,9 @@ one shared harness:
   against the oracle, and bounded facts over symbolic sequences on machine
   fragments (n is the number of units);
 * ``proofs/resolve.py``: ``verified.algorithms.resolve`` (step lemmas for
-  any number of units; its outputs on small machines judged in Z3);
+  any number of units; its outputs on small machines judged in Z3; with
+  ``proofs/resolve_run.py``, the whole greedy run on a small machine,
+  bounded, and the code's runs compared with it);
 * ``proofs/xor_swap.py``: three XORs swap two 64-bit registers.
 
 Every module exposes ``claims() -> list[dict]`` with dicts

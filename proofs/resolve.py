@@ -52,11 +52,16 @@
    with a temporary register (5 units), for every request at once and
    every INV state: progress of the greedy steps when a register is free,
    the measure (unfinished, blocked) dropping at every step, INV at the
-   start and the contract at the end.  A whole-algorithm proof of the
-   Python code for symbolic inputs is NOT done: the code's choice among the
-   steps is checked by the enumerated rows (2.), states with no free
-   register, swaps, borrows and register pairs are not in the bounded
-   claims.
+   start and the contract at the end.
+
+4. BOUNDED, symbolic requests, the whole run (``proofs/resolve_run.py``):
+   on the same machine, every run of the model of the greedy steps (moves,
+   parks, borrows of a finished register, constants last, in the code's
+   order) from every request's initial state stops within K steps at the
+   request's contract, states with no free register included; the real
+   ``resolve.greedy``'s runs on every request of treg are runs of that
+   model (enumerated).  Swaps, register pairs and other machines are not
+   in the bounded claims.
 """
 
 from __future__ import annotations
@@ -67,6 +72,7 @@ import time
 
 import z3
 
+from . import resolve_run as RUN
 from .common import ENUMERATED, PROVED, REFUTED, Ledger, planted, prove, prove_all, row
 
 U = z3.DeclareSort("RUnit")
@@ -499,6 +505,62 @@ TREG_MUTANTS = [
 
 
 # ---------------------------------------------------------------------------
+# 4. Bounded, symbolic requests: the whole greedy run on treg, borrows and
+#    states with no free register included (proofs/resolve_run.py)
+# ---------------------------------------------------------------------------
+
+def run_text(moves: str, swaps: bool) -> str:
+    machine = ("the small machine 'treg-swap' (treg with x86-64's xchg reg-reg and reg-mem)"
+               if swaps else "the small machine 'treg'")
+    return (f"on {machine} (registers a, b and the temporary t, slots m0, m1, the "
+            "immediate 7; no slot-to-slot mov, constants into registers only), every "
+            f"request at once (symbolic: {moves} x 2 contracts, each of a, b, m0, m1 a "
+            "destination with a source among the four locations or 7, or not; contract all "
+            "or loops) and every run of the model from the request's initial state (finite "
+            "Z3 sorts: bounded to this machine's 5 units and K steps; model: the resolver's "
+            "steps in the step lemmas' encoding, tried in the code's order: moves, then "
+            + ("a cycle swap or " if swaps else "") + "a park of the first blocked job into "
+            "a place holding no needed value, then borrows of a finished register (saved "
+            "or not, for a scratch or a park written at once), constants last; any "
+            "admitted step of the first class that has one)")
+
+
+def run_rows(quick: bool) -> list:
+    spare = QUICK_SPARE if quick else None
+    moves = f"the 6**3 moves that leave {spare} alone" if spare else "6**4 moves"
+    rows = []
+    for swaps in (False, True):
+        rows.append((
+            f"resolve run{' (swap)' if swaps else ''} (greedy steps, bounded, whole run): "
+            f"every run of the model stops within K = {RUN.K[swaps, spare]} steps, never "
+            "stuck, with no pending unit left and the request's contract met (each "
+            "destination holds its source's value or 7; under all every other location but "
+            "t its own)" + ("" if swaps else ", states with no free register included "
+                            "(there the model borrows)") + "; " + run_text(moves, swaps) +
+            "; witnesses: a run still short after K - 1 steps (K is tight), loops with a "
+            "location left alone, " + ("a swap, a park" if swaps else
+                                      "a state with no free register, a borrow, a park"),
+            lambda t, swaps=swaps: RUN.run_claim(t, spare=spare, swaps=swaps)))
+    part = "contract all, every location a destination"
+    rows += [
+        ("MUTANT no_borrow: the whole run without the borrow steps (a request whose "
+         f"destinations leave no free register gets stuck) [bounded, treg, {part}]",
+         lambda t: RUN.run_claim(t, mutant="no_borrow", timeout_ms=120_000,
+                                 part=RUN.FULL_PART)),
+        ("MUTANT borrow_unchecked: a borrow admitted without THE invariant (a finished "
+         "register used as scratch or park with its value saved nowhere) [bounded, treg, "
+         f"{part}]",
+         lambda t: RUN.run_claim(t, mutant="borrow_unchecked", timeout_ms=120_000,
+                                 part=RUN.FULL_PART)),
+        ("MUTANT no_park_step: the whole run with swaps but without parks (a cycle of two "
+         f"slots has no xchg mem-mem) [bounded, treg-swap, {part}]",
+         lambda t: RUN.run_claim(t, mutant="no_park_step", timeout_ms=120_000,
+                                 part=RUN.FULL_PART, swaps=True)),
+    ]
+    return rows
+
+
+# ---------------------------------------------------------------------------
 # 2. Bounded, inputs enumerated: every output judged by the Z3 semantics
 # ---------------------------------------------------------------------------
 
@@ -587,6 +649,11 @@ def claims(quick: bool = False) -> list[dict]:
         run(led)
         rows.append(row(text, 5, led, expect=REFUTED))
 
+    for text, run in run_rows(quick):   # in --quick too, on fewer requests
+        led = Ledger()
+        run(led)
+        rows.append(row(text, 5, led, expect=REFUTED if text.startswith("MUTANT") else None))
+
     from mutants.resolve import BY_NAME
     from tests.machines.resolve_cases import VARIANTS
     from verified.algorithms import resolve as R
@@ -606,6 +673,21 @@ def claims(quick: bool = False) -> list[dict]:
             f"exhaustive state search (no sequence exists); inputs enumerated; "
             f"{time.perf_counter() - t0:.1f} s wall)", 4, led, kind=ENUMERATED, detail=cex,
             family="resolve (enumerated)"))
+    for swaps in (False, True):
+        led = Ledger()
+        _, n, cex = RUN.code_link(led, spare=spare, swaps=swaps)
+        name = "treg-swap" if swaps else "treg"
+        rows.append(row(
+            f"resolve run{' (swap)' if swaps else ''} (code): the real greedy steps "
+            f"(resolve.greedy) on every request of {name} ({moves} x 2 contracts: {n} runs), "
+            "each run cut into the model's steps: every piece is a step the model admits in "
+            "the first class that has one, and the run ends where the model's does (done, "
+            "contract met); inputs enumerated", 5, led, kind=ENUMERATED, detail=cex))
+    rows.append(planted("MUTANT scratch_unchecked (a scratch register taken without the "
+                        "invariant) against the run model on treg (inputs enumerated)", 5,
+                        BY_NAME["scratch_unchecked"],
+                        lambda fn, led: RUN.code_link(led, lambda mm, p: fn(mm, preserve=p),
+                                                      spare=spare)[2]))
     rows.append(planted("MUTANT swap_without_legality on the small machine (inputs "
                         "enumerated, each output judged by the Z3 semantics and legality)",
                         4, BY_NAME["swap_without_legality"],

@@ -69,3 +69,74 @@ def test_the_repertoire_covers_every_step_kind():
     names = [step[0] for step in PR.treg_steps(F, F.cur)]
     for kind in ("mov a <- b", "mov m0 <- m1 via t", "imm a", "imm m1 via b", "park m0 in t"):
         assert kind in names, kind
+
+
+def test_the_code_runs_are_runs_of_the_whole_run_model():
+    """Section 4's code link: the real greedy steps on treg, cut into the
+    model's steps (every request that leaves b alone: 6**3 x 2), agree;
+    the scratch bug of mutants/resolve.py is caught by the same check."""
+    from proofs import resolve_run as RUN
+    led = Ledger()
+    assert RUN.code_link(led, spare="b") == ("enumerated", 432, "")
+    assert led.enumerated == 432
+    mutant = mutants.run(BY_NAME["scratch_unchecked"])
+    r, _, why = RUN.code_link(Ledger(), lambda mm, p: mutant(mm, preserve=p), spare="b")
+    # its scratch loses a parked value; the greedy steps then give up where
+    # the model writes m0 through a register
+    assert r == "refuted" and why.startswith(
+        "loops (a <- a, m0 <- b, m1 <- m0): raised Stuck: m0 can only be written through "
+        "a register"), why
+
+
+def test_the_whole_run_model_on_concrete_requests():
+    """The model the bounded run claim is about, followed by the Python
+    backend on one concrete request: the code's run of a, b and m0, m1
+    swapped under all is these model steps (after the first cycle's park
+    and the second's, t holds a needed value and a, b are finished: no
+    register is free, a is borrowed); a run cut short, or with a step the
+    model does not admit, is rejected."""
+    from proofs import resolve_run as RUN
+    from tests.machines.resolve_cases import small
+    from verified.core import machine as M
+    m = small(swap="noswap", m2m=False, imm_mem=False, temp="treg")
+    mm = M.MachineMove.make(m, [["a", "b"], ["b", "a"], ["m0", "m1"], ["m1", "m0"]], ["t"])
+    req = RUN.concrete_request(mm, "all")
+    ops = RUN._ops_of(R.greedy(mm, "all"))
+    taken: list = []
+    assert RUN.follow(req, ops, taken=taken) == ""
+    assert taken == ["park a in t", "mov a <- b", "mov b <- t", "park m0 in t",
+                     "borrow a to park m1, saved in m0", "mov m1 <- t", "park a in t",
+                     "mov a <- m0", "mov m0 <- t"]
+    assert RUN.follow(req, ops[:-1]) == (
+        "after 9 operations the code does [], not an admitted move step (admitted: "
+        "['mov m0 <- t'])")
+    assert RUN.follow(req, [("a", "b")] + ops).startswith(
+        "after 0 operations the code does [('a', 'b')")
+    # without borrows the model is stuck where the code borrows
+    assert RUN.follow(req, ops, mutant="no_borrow").startswith(
+        "the model stops after 4 operations, the code goes on: [('m0', 'a')")
+
+
+def test_the_code_runs_on_the_swap_machine_are_runs_of_the_model():
+    """treg-swap (xchg reg-reg and reg-mem): the code's cycle swaps are the
+    model's swap steps; without the park step the model is stuck where the
+    code parks (two slots swapped: no xchg mem-mem)."""
+    from proofs import resolve_run as RUN
+    from tests.machines.resolve_cases import small
+    from verified.core import machine as M
+    led = Ledger()
+    assert RUN.code_link(led, spare="b", swaps=True) == ("enumerated", 432, "")
+    m = small(swap="swaps", m2m=False, imm_mem=False, temp="treg")
+    mm = M.MachineMove.make(m, [["a", "b"], ["b", "a"], ["m0", "m1"], ["m1", "m0"]], ["t"])
+    req = RUN.concrete_request(mm, "all")
+    ops = RUN._ops_of(R.greedy(mm, "all"))
+    taken: list = []
+    assert RUN.follow(req, ops, taken=taken, swaps=True) == ""
+    assert taken == ["swap a, b", "park m0 in t", "swap m1, t", "mov m0 <- t"]
+    assert RUN.follow(req, ops, swaps=False) == (
+        "after 0 operations the code does [('a', 'b', 'swap'), ('t', 'm0'), "
+        "('m1', 't', 'swap')], not an admitted park step (admitted: ['park a in t'])")
+    assert RUN.follow(req, ops, mutant="no_park_step", swaps=True) == (
+        "the model stops after 1 operations, the code goes on: [('t', 'm0'), "
+        "('m1', 't', 'swap'), ('m0', 't')]")
+
