@@ -6,7 +6,7 @@ Golden answers and exact texts on small machines, no timing."""
 
 from __future__ import annotations
 
-from verified.algorithms import machine_optimum as O
+from verified.algorithms import machine_optimum as O, resolve as R
 from verified.core import machine as M
 
 from .resolve_cases import requests, small
@@ -36,3 +36,28 @@ def test_the_no_free_unit_lemma_proves_exactly_the_unsolvable_permutations():
     done = M.MachineMove.make(m, [["a", "a"], ["m1", "m1"]])
     assert (O.no_free_unit(done, "all"), O.search(done)) == (None, (0, None))
     assert O.no_free_unit(M.MachineMove.make(m, []), "all") is None
+
+
+#: one class without immediates, a push that takes a 1-bit immediate (0 or
+#: -1: ``immediate_bits`` "mem" is 1) and pops into registers: a constant
+#: reaches a register only as ``push imm; pop reg``
+PUSH_ONLY_ZERO = {"name": "tiny-push", "classes": {"gpr": {"registers": ["a", "b"],
+                                                           "immediate": False}},
+                  "stack": {"names": ["m0"]}, "push": ["imm", "reg"], "pop": ["reg"],
+                  "immediate_bits": {"mem": 1}, "immediate_to": ["reg"]}
+
+
+def test_value_flow_marks_the_stack_where_a_push_takes_only_small_constants():
+    """``a <- 0`` is ``push 0; pop a`` (the search's optimum, 2; the
+    resolver's answer), so value flow must not call it unreachable: the
+    stack is marked because *some* constant (0) can be pushed.  Mutant
+    machine_optimum.py:624 (``_flow`` tries ``push 1``, which the 1-bit
+    push field refuses): no unit marked, and the lemma "proves" ``a <- 0``
+    unsolvable."""
+    m = M.machine(PUSH_ONLY_ZERO)
+    edges, marked = O._flow(m)
+    assert marked == {"^stack"} and edges["^stack"] == {"a", "b"}
+    mm = M.MachineMove.make(m, [["a", {"imm": 0}]])
+    assert O.unreachable_goal(mm, "all") is None
+    assert O.search(mm) == (2, None)
+    assert [M.format_mop(op) for op in R.resolve(mm)] == ["push #0", "pop a"]
