@@ -61,3 +61,28 @@ def test_value_flow_marks_the_stack_where_a_push_takes_only_small_constants():
     assert O.unreachable_goal(mm, "all") is None
     assert O.search(mm) == (2, None)
     assert [M.format_mop(op) for op in R.resolve(mm)] == ["push #0", "pop a"]
+
+
+def test_a_list_source_meets_a_register_without_parts_as_one_pair_move():
+    """armv7-vfp's ``VMOV d16, r0, r1``: a two-register list into a d
+    register that has no s halves is one pair move (optimal: one
+    operation); a list meets a location element by element only where the
+    widths of its elements are the widths of the location's parts (``d0 =
+    s0:s1``).  Mutant resolve.py:1158 (``_split_pair`` compares the width
+    lists with ``>=``: ``[2] >= [1, 1]``): d16 was paired with r0 alone and
+    the resolver crashed ("pop d16 from a stack of 1"); the four-register
+    list into q8 too.  Only the one-operation answers are pinned exactly;
+    the others must be right (another order may be cheaper one day)."""
+    m = M.preset("armv7-vfp")
+
+    def answer(moves):
+        mm = M.MachineMove.make(m, moves, ["r12"])
+        ops = R.resolve(mm)
+        assert M.implements(mm, ops).ok, moves
+        return [M.format_mop(op) for op in ops]
+
+    assert answer([["d16", ["r0", "r1"]]]) == ["mov d16, [r0, r1]"]
+    assert answer([[["r0", "r1"], "d16"]]) == ["mov [r0, r1], d16"]
+    assert answer([["d0", ["r0", "r1"]]]) == ["mov s0, r0", "mov s1, r1"]
+    answer([["q8", ["r0", "r1", "r2", "r3"]]])
+    answer([["md0", ["r0", "r1"]]])
