@@ -1,0 +1,88 @@
+"""What issue 22's mutation run of the resolver and the machine optimum
+(``make mutation MODULES='verified/algorithms/resolve.py
+verified/algorithms/machine_optimum.py'``, docs/mutation.md) found
+unpinned: each test kills one surviving mutant, named in its docstring.
+Golden answers and exact texts on small machines, no timing."""
+
+from __future__ import annotations
+
+from verified.algorithms import machine_optimum as O, resolve as R
+from verified.core import machine as M
+
+from .resolve_cases import requests, small
+
+NO_FREE_UNIT = (
+    "every unit of small-noswap-immreg must keep or pass on its value (preserve all, no "
+    "temporary, every destination's old value read elsewhere) and small-noswap-immreg has "
+    "no swap and no push, so the first operation that changes anything overwrites the only "
+    "copy of a value the move needs (the no-free-unit lemma, "
+    "verified/algorithms/machine_optimum.py)")
+
+
+def test_the_no_free_unit_lemma_proves_exactly_the_unsolvable_permutations():
+    """On the small machine without swap or temporary, the lemma proves the
+    49 requests whose goal is a permutation that moves something (the 23
+    permutations of 4 locations, a fixed point written as a self-move or as
+    no move), each one the search proves has no sequence, and no other: a
+    request already done (the identity, 16 ways to write it, ``[]`` among
+    them) has the empty sequence.  Mutant machine_optimum.py:502 ``goal[u]
+    > u``: the done test never holds, so the lemma "proved" those 16."""
+    m = small(swap="noswap", m2m=False, imm_mem=False, temp="none")
+    proved = [mm for mm in requests(m) if O.no_free_unit(mm, "all") is not None]
+    assert len(proved) == 49
+    for mm in proved:
+        assert O.no_free_unit(mm, "all") == NO_FREE_UNIT
+        assert O.search(mm) == (None, O.NO_SEQUENCE), mm.to_json()
+    done = M.MachineMove.make(m, [["a", "a"], ["m1", "m1"]])
+    assert (O.no_free_unit(done, "all"), O.search(done)) == (None, (0, None))
+    assert O.no_free_unit(M.MachineMove.make(m, []), "all") is None
+
+
+#: one class without immediates, a push that takes a 1-bit immediate (0 or
+#: -1: ``immediate_bits`` "mem" is 1) and pops into registers: a constant
+#: reaches a register only as ``push imm; pop reg``
+PUSH_ONLY_ZERO = {"name": "tiny-push", "classes": {"gpr": {"registers": ["a", "b"],
+                                                           "immediate": False}},
+                  "stack": {"names": ["m0"]}, "push": ["imm", "reg"], "pop": ["reg"],
+                  "immediate_bits": {"mem": 1}, "immediate_to": ["reg"]}
+
+
+def test_value_flow_marks_the_stack_where_a_push_takes_only_small_constants():
+    """``a <- 0`` is ``push 0; pop a`` (the search's optimum, 2; the
+    resolver's answer), so value flow must not call it unreachable: the
+    stack is marked because *some* constant (0) can be pushed.  Mutant
+    machine_optimum.py:624 (``_flow`` tries ``push 1``, which the 1-bit
+    push field refuses): no unit marked, and the lemma "proves" ``a <- 0``
+    unsolvable."""
+    m = M.machine(PUSH_ONLY_ZERO)
+    edges, marked = O._flow(m)
+    assert marked == {"^stack"} and edges["^stack"] == {"a", "b"}
+    mm = M.MachineMove.make(m, [["a", {"imm": 0}]])
+    assert O.unreachable_goal(mm, "all") is None
+    assert O.search(mm) == (2, None)
+    assert [M.format_mop(op) for op in R.resolve(mm)] == ["push #0", "pop a"]
+
+
+def test_a_list_source_meets_a_register_without_parts_as_one_pair_move():
+    """armv7-vfp's ``VMOV d16, r0, r1``: a two-register list into a d
+    register that has no s halves is one pair move (optimal: one
+    operation); a list meets a location element by element only where the
+    widths of its elements are the widths of the location's parts (``d0 =
+    s0:s1``).  Mutant resolve.py:1158 (``_split_pair`` compares the width
+    lists with ``>=``: ``[2] >= [1, 1]``): d16 was paired with r0 alone and
+    the resolver crashed ("pop d16 from a stack of 1"); the four-register
+    list into q8 too.  Only the one-operation answers are pinned exactly;
+    the others must be right (another order may be cheaper one day)."""
+    m = M.preset("armv7-vfp")
+
+    def answer(moves):
+        mm = M.MachineMove.make(m, moves, ["r12"])
+        ops = R.resolve(mm)
+        assert M.implements(mm, ops).ok, moves
+        return [M.format_mop(op) for op in ops]
+
+    assert answer([["d16", ["r0", "r1"]]]) == ["mov d16, [r0, r1]"]
+    assert answer([[["r0", "r1"], "d16"]]) == ["mov [r0, r1], d16"]
+    assert answer([["d0", ["r0", "r1"]]]) == ["mov s0, r0", "mov s1, r1"]
+    answer([["q8", ["r0", "r1", "r2", "r3"]]])
+    answer([["md0", ["r0", "r1"]]])
