@@ -66,6 +66,23 @@ def conform_json(*args: str, timeout: float = 300) -> tuple[int, dict, str]:
     return proc.returncode, json.loads(proc.stdout), proc.stderr
 
 
+#: the runs of ``conform_json_once``: command line -> (exit, report, stderr)
+_ONCE: dict[tuple[str, ...], tuple[int, dict, str]] = {}
+
+
+def conform_json_once(*args: str, timeout: float = 300) -> tuple[int, dict, str]:
+    """``conform_json(*args)``, run once per test session for each distinct
+    ``args`` and handed out as a fresh copy each call: for deterministic
+    runs (exhaustive, or --random with --seed) on which several tests
+    assert different things.  The copy is that of the one run, so a test
+    that changes it changes nothing of another's (docs/testing.md)."""
+    import copy
+
+    if args not in _ONCE:
+        _ONCE[args] = conform_json(*args, timeout=timeout)
+    return copy.deepcopy(_ONCE[args])
+
+
 def py_cmd(code: str) -> str:
     """A --cmd running a Python one-liner with this interpreter."""
     import shlex

@@ -26,8 +26,9 @@ from verified import cases
 from verified.tools.conform import checker as C
 from verified.tools.conform import moves as mv
 from verified.tools.conform import shrink as S
+from verified.tools.conform.cli import text_report
 
-from tests.support import conform_json, py_cmd, verified
+from tests.support import conform_json, conform_json_once, py_cmd, verified
 
 #: answers with our shuf, except the planted behaviour of ``PLANT``
 CLIENT = """\
@@ -93,7 +94,8 @@ SWAP_SLOTS = ("illegal operation: swap slot, slot: is a memory-to-memory swap, w
 ])
 def test_one_planted_bug_is_one_class(mutant, machine, key, count):
     args = ["--machine", machine, "--max-moves", "2"]
-    code, r, _ = conform_json("--cmd", mutant_cmd(mutant), *args)
+    # the very run of test_conform_machines.py's mutant test: shared
+    code, r, _ = conform_json_once("--cmd", mutant_cmd(mutant), *args)
     assert code == 1 and r["classes"] == 1 and "classes_not_shown" not in r
     # typed cases: the slot cycle of i32, i64, f32, f64 and v128 (mw0, mw1)
     assert classes_of(r) == [(key, count, "(m0 <- m1 (i32), m1 <- m0 (i32))")]
@@ -139,14 +141,16 @@ def test_several_planted_bugs_are_several_classes():
         assert verified(*argv[1:]).returncode == 1
     # the report's smallest failure is the smallest of the classes' cases
     assert r["smallest_failure"]["what"] == "(m0 <- m1 (i32), m1 <- m0 (i32))"
-    # --max-classes: the most frequent first, the rest counted
-    code, r2, _ = conform_json("--cmd", mutant_cmd("swap_two_slots+immediate_before_read"),
-                               *args, "--max-classes", "2")
+    # --max-classes: the most frequent first, the rest counted (the run
+    # test_schemas.py validates: shared)
+    code, r2, _ = conform_json_once("--cmd",
+                                    mutant_cmd("swap_two_slots+immediate_before_read"),
+                                    *args, "--max-classes", "2")
     assert code == 1 and classes_of(r2) == SEVERAL[:2]
     assert r2["classes"] == 8 and r2["classes_not_shown"] == {"classes": 6, "answers": 121}
-    code, text = conform_text("--cmd", mutant_cmd("swap_two_slots+immediate_before_read"),
-                              *args, "--max-classes", "2")
-    lines = text.splitlines()
+    # the text conform prints for this run is text_report of its report (the
+    # one printer of _run; a text run end to end: test_a_client_failing_on_one_case)
+    lines = text_report(r2).splitlines()
     assert "wrong sequences: 249 in 8 classes" in lines
     assert [ln for ln in lines if ln.startswith("class ")] == [
         f"class 1 of 8: 64 wrong sequences: {SEVERAL[0][0]}",
@@ -291,8 +295,8 @@ def test_a_client_failing_on_one_case(allow):
     body = text.split("over 1..2 registers\n")[1]
     body = re.sub(r"in [0-9.]+ s \([0-9,]+ answers/s\)", "in T s (T answers/s)", body)
     assert body == FAILURE_REPORT.format()
-    code, r, _ = conform_json("--cmd", client(FAILS_ON_ONE), "--model", "swap",
-                              "--registers", "2", *extra)
+    code, r, _ = conform_json_once("--cmd", client(FAILS_ON_ONE), "--model", "swap",
+                                   "--registers", "2", *extra)
     assert code == r["exit"] == 1
     assert (r["failures"], r["program_failures"], r["refusals"]) == (0, 1, 0)
     assert "failure_classes" not in r and "refusal_report" not in r

@@ -20,7 +20,7 @@ import pytest
 from verified.cases import machines as G
 from verified.core import machine as M
 
-from tests.support import conform_json, py_cmd, verified
+from tests.support import conform_json, conform_json_once, py_cmd, verified
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -242,8 +242,10 @@ def test_one_mutant_per_bug_class():
 
 @pytest.mark.parametrize("mutant", catalogue.MUTANTS, ids=lambda m: m.name)
 def test_every_mutant_client_is_caught_with_its_smallest_case(mutant):
-    code, r, _ = conform_json("--cmd", mutant_cmd(mutant.name), "--machine", mutant.model,
-                              "--max-moves", "2")
+    # shared with the tests below, test_conform_classes.py and
+    # test_explain_machine.py that assert other things on the same run
+    code, r, _ = conform_json_once("--cmd", mutant_cmd(mutant.name), "--machine",
+                                   mutant.model, "--max-moves", "2")
     assert code == 1 and r["failures"] > 0 and "broken" not in r, mutant.name
     s = r["smallest_failure"]
     what, answer = CAUGHT[mutant.name]
@@ -341,8 +343,8 @@ def test_the_v8_x64_client_copies_slots_through_the_stack():
 
 
 def test_the_planted_unbalanced_push_is_its_own_class():
-    code, r, _ = conform_json("--cmd", mutant_cmd("v8_x64+push_twice"), "--machine",
-                              "v8-x64", "--max-moves", "2")
+    code, r, _ = conform_json_once("--cmd", mutant_cmd("v8_x64+push_twice"), "--machine",
+                                   "v8-x64", "--max-moves", "2")
     assert code == 1 and r["classes"] == 1
     c = r["failure_classes"][0]
     assert c["class"] == "unbalanced stack: words left pushed at the end"
