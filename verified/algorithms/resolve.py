@@ -1473,7 +1473,8 @@ def _fall_back(mm: "_m.MachineMove", preserve: str, trace: Trace | None, why: st
         for op in path:
             say("search", {"op": op})
         return path
-    proof = O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve)
+    proof = (O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve)
+             or O.over_capacity(mm, preserve) or O.no_last_write(mm, preserve))
     if proof is not None:
         raise Unsolvable(f"no sequence exists: {proof}")
     # independent parts alone first (each remembered: the same stuck part
