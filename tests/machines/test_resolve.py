@@ -419,8 +419,8 @@ AARCH64_PROVED = (
 AARCH64_LAST_WRITE = (
     "no sequence exists: no legal operation of aarch64 can be the one after which every unit "
     "holds its goal (each one that writes a goal unit there copies it from a unit with another "
-    "goal, or leaves it undefined; the last-write lemma, verified/algorithms/machine_optimum.py, "
-    "no_last_write)")
+    "goal, leaves it undefined, or leaves fewer units than the values the move needs; the "
+    "last-write lemma, verified/algorithms/machine_optimum.py, no_last_write)")
 AARCH64_CAPACITY = (
     "no sequence exists: at most 1 unit(s) of aarch64 can hold anything but a value the move "
     "needs (no push, no temporary beyond that), so an operation that overwrites more loses "
