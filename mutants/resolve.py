@@ -89,6 +89,14 @@ FALL_BACK_MUTANTS = [
            model="machine", witness=json.dumps(
                {"machine": "aarch64", "moves": [["m0", "m1"], ["m1", "m0"], ["m2", "m3"],
                                                 ["m3", "m2"]], "temps": ["x0"]})),
+    Mutant("borrowed_not_given_back", RESOLVE,
+           "            ops = saves + body + restores",
+           "            ops = saves + body",
+           "the registers freed for a stuck request are never given back (the saved d "
+           "register and the pushed core registers): the joined sequence is wrong, the "
+           "oracle check drops it, and a solvable case is declined",
+           family="resolve", entry="_resolve_machine", scope="_through_borrowed",
+           model="machine", witness=json.dumps({"machine": "v8-arm", "moves": [["md0", "md1"]]})),
     Mutant("refusal_unproved", RESOLVE,
            "             or O.over_capacity(mm, preserve) or O.no_last_write(mm, preserve))",
            "             or O.over_capacity(mm, preserve) or O.no_last_write(mm, preserve) or why)",

@@ -445,6 +445,27 @@ def test_stuck_on_a_large_machine_is_proved():
         assert str(e.value) == text
 
 
+def test_stuck_on_v8_arm_frees_a_d_register_through_a_pair_move():
+    """v8-arm has no vpush and no slot-to-slot move: a double slot copy
+    with every register live frees d0 by a pair move into two core
+    registers pushed first (``vmov r0, r1, d0``), copies through d0 and
+    gives everything back (issue 22, item 8); the slot swap parks d1 in
+    md0 on the way."""
+    mm = M.MachineMove.make(M.preset("v8-arm"), [["md0", "md1"]])
+    with pytest.raises(R.Stuck):
+        R.greedy(mm)
+    events = []
+    ops = R.resolve(mm, trace=lambda e, d: events.append(e))
+    assert M.implements(mm, ops).ok
+    assert [M.format_mop(op) for op in ops] == [
+        "push r0", "push r1", "mov [r0, r1], d0", "mov d0, md1", "mov md0, d0",
+        "mov d0, [r0, r1]", "pop r1", "pop r0"]
+    assert set(events) == {"borrowed temporaries"}
+    mm = M.MachineMove.make(M.preset("v8-arm"), [["md0", "md1"], ["md1", "md0"]])
+    verdict = M.implements(mm, R.resolve(mm))
+    assert (verdict.ok, verdict.cost) == (True, 13)
+
+
 def test_stuck_with_a_temporary_is_answered_part_by_part():
     """issue 22: aarch64 ``m0 <-> m1, m2 <-> m3`` with temp x0 has a
     sequence; the greedy steps are stuck on it (their breaks undo each

@@ -807,7 +807,7 @@ def _pair_ops(m: M.Machine) -> tuple | None:
                 continue      # no list of two matches it
             single = M.Place((one,))
             for a, b in itertools.permutations(regs, 2):
-                pair = M.Place((a.parts[0], b.parts[0]))
+                pair = M.Place((a.parts[0], b.parts[0]), True)
                 for op in (M.MMov(pair, single), M.MMov(single, pair)):
                     if M.illegal(m, op) is None and M.reserved_write(m, op) is None:
                         out.append(op)
