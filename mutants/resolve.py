@@ -89,9 +89,17 @@ FALL_BACK_MUTANTS = [
            model="machine", witness=json.dumps(
                {"machine": "aarch64", "moves": [["m0", "m1"], ["m1", "m0"], ["m2", "m3"],
                                                 ["m3", "m2"]], "temps": ["x0"]})),
+    Mutant("borrowed_not_given_back", RESOLVE,
+           "            ops = saves + body + restores",
+           "            ops = saves + body",
+           "the registers freed for a stuck request are never given back (the saved d "
+           "register and the pushed core registers): the joined sequence is wrong, the "
+           "oracle check drops it, and a solvable case is declined",
+           family="resolve", entry="_resolve_machine", scope="_through_borrowed",
+           model="machine", witness=json.dumps({"machine": "v8-arm", "moves": [["md0", "md1"]]})),
     Mutant("refusal_unproved", RESOLVE,
-           "    proof = O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve)",
-           "    proof = O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve) or why",
+           "             or O.over_capacity(mm, preserve) or O.no_last_write(mm, preserve))",
+           "             or O.over_capacity(mm, preserve) or O.no_last_write(mm, preserve) or why)",
            "a stuck request on a large machine is called impossible without a proof (the "
            "greedy steps' reason taken for one)",
            family="resolve", entry="_resolve_machine", scope="_fall_back",
@@ -119,4 +127,23 @@ OPTIMUM_MUTANTS = [
            "the A* estimate is not admissible (each wrong unit priced ten operations): the search "
            "returns a cost above the optimum", family="machine_optimum", entry="search",
            scope="_search"),
+]
+
+#: mutants of the refusal lemmas of ``machine_optimum`` (``over_capacity``,
+#: ``no_last_write``): each one makes its lemma fire on small requests that
+#: have a sequence, which ``tests/machines/test_refusal_lemmas.py`` catches
+#: as a verdict (the lemma says "no sequence exists", the search finds one)
+LEMMA_MUTANTS = [
+    Mutant("capacity_without_temporaries", OPTIMUM,
+           "    free = len(units) - len({v for v in goals(mm, preserve).values() if v in units})",
+           "    free = 0",
+           "the capacity lemma counts a temporary (and a dead destination) as needed: a "
+           "sequence that parks a value there is ruled out",
+           family="machine_optimum", entry="over_capacity", scope="over_capacity"),
+    Mutant("last_write_constant_never_fits", OPTIMUM,
+           "        return goal[w] not in units          # any constant's piece, never an original",
+           "        return False",
+           "the last-write lemma forgets that a constant write can finish a destination: "
+           "every request with a constant is called impossible",
+           family="machine_optimum", entry="no_last_write", scope="_fits"),
 ]

@@ -416,29 +416,54 @@ AARCH64_PROVED = (
     "no temporary, every destination's old value read elsewhere) and aarch64 has no swap and "
     "no push, so the first operation that changes anything overwrites the only copy of a "
     "value the move needs (the no-free-unit lemma, verified/algorithms/machine_optimum.py)")
-AARCH64_STUCK = (
-    "resolve found no sequence: m0 can only be written through a register (the machine has "
-    "no such mov) and no register is free or can be saved and given back; declare a "
-    "temporary; the search found none on the sub-machine x16, m0, m1, m7 (4 units; spares "
-    "x16, m7): every state searched, none there; nor on x16, x17, m0, m1, m2, m7 (6 units; "
-    "spares x16, x17, m7, m2): every state searched, none there (this does not prove that "
-    "none exists on the whole aarch64: a sequence could need more spare registers or slots)")
+AARCH64_LAST_WRITE = (
+    "no sequence exists: no legal operation of aarch64 can be the one after which every unit "
+    "holds its goal (each one that writes a goal unit there copies it from a unit with another "
+    "goal, leaves it undefined, or leaves fewer units than the values the move needs; the "
+    "last-write lemma, verified/algorithms/machine_optimum.py, no_last_write)")
+AARCH64_CAPACITY = (
+    "no sequence exists: at most 1 unit(s) of aarch64 can hold anything but a value the move "
+    "needs (no push, no temporary beyond that), so an operation that overwrites more loses "
+    "one; with the others alone no order can carry the original value of mw1 into mw0 (the "
+    "capacity lemma, verified/algorithms/machine_optimum.py, over_capacity)")
 
 
-def test_stuck_on_a_large_machine_proves_or_says_what_was_searched():
-    """A slot swap with every unit live on aarch64 (no swap, no push) is
-    proved impossible by the no-free-unit lemma; a slot copy with only the
-    destination free is searched on two sub-machines, and the refusal says
-    so (not a proof for the whole machine)."""
-    mm = M.MachineMove.make(M.preset("aarch64"), [["m0", "m1"], ["m1", "m0"]])
-    with pytest.raises(R.Unsolvable) as e:
-        R.resolve(mm)
-    assert str(e.value) == AARCH64_PROVED
-    mm = M.MachineMove.make(M.preset("aarch64"), [["m0", "m1"]])
-    with pytest.raises(PreconditionError) as e:
-        R.resolve(mm)
-    assert not isinstance(e.value, R.Unsolvable)
-    assert str(e.value) == AARCH64_STUCK
+def test_stuck_on_a_large_machine_is_proved():
+    """On aarch64 (no swap, no push) with every unit live: a slot swap is
+    proved impossible by the no-free-unit lemma, a slot copy (only the
+    destination free) by the last-write lemma (the last operation would
+    have to copy m0 from m1, which aarch64 lacks), and a 16-byte slot swap
+    with one 8-byte temporary by the capacity lemma (one free unit, and
+    every operation that writes a 16-byte slot overwrites two)."""
+    cases = [([["m0", "m1"], ["m1", "m0"]], [], AARCH64_PROVED),
+             ([["m0", "m1"]], [], AARCH64_LAST_WRITE),
+             ([["mw0", "mw1"], ["mw1", "mw0"]], ["x16"], AARCH64_CAPACITY)]
+    for moves, temps, text in cases:
+        mm = M.MachineMove.make(M.preset("aarch64"), moves, temps)
+        with pytest.raises(R.Unsolvable) as e:
+            R.resolve(mm)
+        assert str(e.value) == text
+
+
+def test_stuck_on_v8_arm_frees_a_d_register_through_a_pair_move():
+    """v8-arm has no vpush and no slot-to-slot move: a double slot copy
+    with every register live frees d0 by a pair move into two core
+    registers pushed first (``vmov r0, r1, d0``), copies through d0 and
+    gives everything back (issue 22, item 8); the slot swap parks d1 in
+    md0 on the way."""
+    mm = M.MachineMove.make(M.preset("v8-arm"), [["md0", "md1"]])
+    with pytest.raises(R.Stuck):
+        R.greedy(mm)
+    events = []
+    ops = R.resolve(mm, trace=lambda e, d: events.append(e))
+    assert M.implements(mm, ops).ok
+    assert [M.format_mop(op) for op in ops] == [
+        "push r0", "push r1", "mov [r0, r1], d0", "mov d0, md1", "mov md0, d0",
+        "mov d0, [r0, r1]", "pop r1", "pop r0"]
+    assert set(events) == {"borrowed temporaries"}
+    mm = M.MachineMove.make(M.preset("v8-arm"), [["md0", "md1"], ["md1", "md0"]])
+    verdict = M.implements(mm, R.resolve(mm))
+    assert (verdict.ok, verdict.cost) == (True, 13)
 
 
 def test_stuck_with_a_temporary_is_answered_part_by_part():

@@ -61,6 +61,7 @@ def test_every_resolver_mutant_is_caught_on_its_witness(mutant):
 #: how each fall-back mutant is caught on its witness
 FALL_BACK_CAUGHT = {
     "fall_back_deleted": "declines a solvable case",
+    "borrowed_not_given_back": "declines a solvable case",
     "refusal_unproved": "says no sequence exists on a solvable case",
 }
 

@@ -604,14 +604,13 @@ def sub_request(mm: M.MachineMove, spares: int = 1) -> tuple[M.MachineMove, tupl
 
 
 @functools.lru_cache(maxsize=16)
-def _flow(m: M.Machine) -> tuple[dict, frozenset]:
-    """The value-flow graph of ``m`` (``unreachable_goal``): unit -> the
-    units some legal operation copies it into, over every mov and swap
-    between two registers or slots, untyped and typed with each of the
-    machine's types, push/pop (through the node "^stack"), and pair moves
-    (over-approximated: every unit of the single side to and from every
-    unit of the pair's class); and the units a legal constant write can
-    set (any constant: 0 always fits where one does)."""
+def _universe(m: M.Machine) -> tuple:
+    """Every legal single-location operation of ``m`` that writes no
+    reserved register: mov and swap between two registers or slots,
+    untyped and typed with each of the machine's types, push and pop, and
+    a constant write (the constant 0 stands for any: 0 always fits where
+    one does).  A list operation is these in sequence; pair moves are
+    not here (``_flow`` and ``_enterable`` over-approximate them)."""
     singles = [M.Place((n,)) for n in m.names()]
     ops: list = []
     types = (None, *(t.name for t in m.types))
@@ -622,13 +621,59 @@ def _flow(m: M.Machine) -> tuple[dict, frozenset]:
         for p in singles:
             ops += [M.MPush(p, typ), M.MPop(p, typ), M.MMov(p, M.Imm(0), typ)]
         ops.append(M.MPush(M.Imm(0), typ))
-    edges: dict = {}
-    marked: set = set()
+    out = []
     for op in ops:
         try:
             if M.illegal(m, op) is not None or M.reserved_write(m, op) is not None:
                 continue
         except PreconditionError:   # an operation that does not split: none
+            continue
+        out.append(op)
+    return tuple(out)
+
+
+def _post(m: M.Machine, op: M.MOperation) -> dict:
+    """What ``op`` leaves in each unit it writes, in terms of the state
+    before it: ("unit", u) (u's old value), "const", "undefined", or
+    "stack" (a popped word); a unit left as it was is not listed."""
+    post: dict = {}
+    for kind, pairs in M.effects(m, op):
+        if kind == "copy":
+            got = [post.get(s, ("unit", s)) for _, s in pairs]
+            for (w, _), v in zip(pairs, got):
+                post[w] = v
+        elif kind == "swap":
+            for a, b in pairs:
+                post[a], post[b] = post.get(b, ("unit", b)), post.get(a, ("unit", a))
+        elif kind == "set":
+            for u, v in pairs:
+                post[u] = "undefined" if v == M.UNDEFINED else "const"
+        elif kind == "pop":
+            for u in pairs:
+                post[u] = "stack"
+    return {u: v for u, v in post.items() if v != ("unit", u)}
+
+
+def _lost(post: dict) -> int:
+    """How many units' old values an operation leaves nowhere."""
+    kept = {v[1] for v in post.values() if isinstance(v, tuple)}
+    return sum(1 for u in post if u not in kept)
+
+
+@functools.lru_cache(maxsize=64)
+def _flow(m: M.Machine, limit: int | None = None) -> tuple[dict, frozenset]:
+    """The value-flow graph of ``m`` (``unreachable_goal``): unit -> the
+    units some legal operation copies it into, over ``_universe`` (push/pop
+    through the node "^stack") and pair moves (over-approximated: every
+    unit of the single side to and from every unit of the pair's class);
+    and the units a legal constant write can set.  With ``limit`` (the
+    capacity lemma, ``over_capacity``): only the operations that leave at
+    most ``limit`` units' old values nowhere (a pair move loses the width
+    of the side it writes, which is the single side's width)."""
+    edges: dict = {}
+    marked: set = set()
+    for op in _universe(m):
+        if limit is not None and _lost(_post(m, op)) > limit:
             continue
         for kind, pairs in M.effects(m, op):
             if kind == "copy":
@@ -649,14 +694,24 @@ def _flow(m: M.Machine) -> tuple[dict, frozenset]:
             elif kind == "pop":
                 edges.setdefault("^stack", set()).update(pairs)
     for pm in m.pair_moves:
-        side = [u for n in m.registers(pm.pair) for u in m.lookup(n).units]
-        other = [u for n in (m.slots() if pm.other == "mem" else m.registers(pm.other))
-                 for u in m.lookup(n).units]
+        side, other = _pair_sides(m, pm, limit)
         for u in side:
             edges.setdefault(u, set()).update(other)
         for u in other:
             edges.setdefault(u, set()).update(side)
     return edges, frozenset(marked)
+
+
+def _pair_sides(m: M.Machine, pm: M.PairMove, limit: int | None = None) -> tuple[list, list]:
+    """The units of a pair move's two sides: every register of the pair's
+    class, and every single location it may meet (of at most ``limit``
+    units; none of either side when there is no such location)."""
+    ones = [n for n in (m.slots() if pm.other == "mem" else m.registers(pm.other))
+            if limit is None or m.lookup(n).width <= limit]
+    if not ones:
+        return [], []
+    side = [u for n in m.registers(pm.pair) for u in m.lookup(n).units]
+    return side, [u for n in ones for u in m.lookup(n).units]
 
 
 def unreachable_goal(mm: M.MachineMove, preserve: str) -> str | None:
@@ -673,9 +728,18 @@ def unreachable_goal(mm: M.MachineMove, preserve: str) -> str | None:
     operation's copy.  So a goal value with no such path to its goal unit
     is never there at the end.  (A piece of a constant is a bit pattern:
     any constant may produce it, hence every marked unit.)"""
-    m = mm.machine
-    edges, marked = _flow(m)
+    what = _unreachable(mm, preserve, *_flow(mm.machine))
+    if what is None:
+        return None
+    return (f"no legal operation of {mm.machine.name}, in any order, can carry {what} "
+            f"(value flow over every legal operation, verified/algorithms/machine_optimum.py, "
+            f"unreachable_goal)")
 
+
+def _unreachable(mm: M.MachineMove, preserve: str, edges: dict, marked) -> str | None:
+    """The first goal unit no path of ``edges`` brings its goal value to
+    (``unreachable_goal``), said as "the original value of X into Y", or None."""
+    m = mm.machine
     units = set(m.units())
     from_marked = None
     for u, v in sorted(goals(mm, preserve).items()):
@@ -689,7 +753,185 @@ def unreachable_goal(mm: M.MachineMove, preserve: str) -> str | None:
             ok = u in from_marked
         if not ok:
             what = f"the original value of {m.owner(v)}" if v in units else f"the piece {v}"
-            return (f"no legal operation of {m.name}, in any order, can carry {what} into "
-                    f"{m.owner(u)} (value flow over every legal operation, "
-                    f"verified/algorithms/machine_optimum.py, unreachable_goal)")
+            return f"{what} into {m.owner(u)}"
+    return None
+
+
+def over_capacity(mm: M.MachineMove, preserve: str) -> str | None:
+    """Why no sequence exists by **capacity and value flow**, or None.
+
+    *Proof.*  Let K be the original values some goal wants and F = (units
+    of the machine) - |K|.  Without push no operation puts a value on a
+    stack, and no operation makes a unit's original value (a mov copies, a
+    constant is a constant), so in any sequence that implements the move
+    every value of K is held by some unit at every moment (else it is lost,
+    and a goal needs it at the end).  An operation whose effect leaves the
+    old values of more than F units nowhere (``_lost``: units it writes
+    that it does not also read into another unit) leaves at most (units -
+    that many) < |K| units holding an original value that was there
+    before, so it loses a value of K: no such sequence ever runs it.  So
+    the value flow (``unreachable_goal``) over the remaining operations
+    alone bounds where values can go; a goal value with no path to its
+    goal unit is never there at the end."""
+    m = mm.machine
+    if m.push:
+        return None
+    units = set(m.units())
+    free = len(units) - len({v for v in goals(mm, preserve).values() if v in units})
+    if free >= max(len(m.lookup(n).units) for n in m.names()):
+        return None   # no operation loses more than ``free`` units: plain value flow
+    what = _unreachable(mm, preserve, *_flow(m, free))
+    if what is None:
+        return None
+    return (f"at most {free} unit(s) of {m.name} can hold anything but a value the move "
+            f"needs (no push, no temporary beyond that), so an operation that overwrites more "
+            f"loses one; with the others alone no order can carry {what} (the capacity "
+            f"lemma, verified/algorithms/machine_optimum.py, over_capacity)")
+
+
+@functools.lru_cache(maxsize=16)
+def _pair_ops(m: M.Machine) -> tuple | None:
+    """Every legal pair move of ``m`` with a list of two registers (both
+    directions), or None when one could have a longer list (then
+    ``_enterable`` takes any pair move as possible)."""
+    out = []
+    for pm in m.pair_moves:
+        ones = m.slots() if pm.other == "mem" else m.registers(pm.other)
+        regs = [M.Place((r,)) for r in m.registers(pm.pair)]
+        for one in ones:
+            w = m.lookup(one).width
+            narrow = min(m.lookup(r.parts[0]).width for r in regs)
+            if w > 2 * narrow:
+                return None   # a list of three or more could match it
+            if w < 2 * narrow:
+                continue      # no list of two matches it
+            single = M.Place((one,))
+            for a, b in itertools.permutations(regs, 2):
+                pair = M.Place((a.parts[0], b.parts[0]), True)
+                for op in (M.MMov(pair, single), M.MMov(single, pair)):
+                    if M.illegal(m, op) is None and M.reserved_write(m, op) is None:
+                        out.append(op)
+    return tuple(out)
+
+
+def _enterable(m: M.Machine, goal: dict, region: set) -> bool:
+    """Can one legal operation take a state whose ``region`` misses some
+    goal to one where every unit of ``region`` holds its goal (the test
+    ``no_last_write`` runs, over-approximated: True unless proved not)?"""
+    units = set(m.units())
+    pairs = _pair_ops(m)
+    if pairs is None:
+        return True
+    need = {v for v in goal.values() if v in units}
+    for op in (*_universe(m), *pairs):
+        post = _post(m, op)
+        hit = [w for w in post if w in region and w in goal]
+        if hit and all(_fits(goal, region, units, post, w) for w in hit) and (
+                m.push or _room(goal, region, units, post) >= len(need)):
+            return True
+    return False
+
+
+def _room(goal: dict, region: set, units: set, post: dict) -> int:
+    """At most how many distinct original values the units can hold right
+    after the operation whose ``post`` this is, when every unit of
+    ``region`` holds its goal then: a unit it copies from a unit it does
+    not write holds that unit's value (one value for both), units of
+    ``region`` with one goal hold one value, a constant or undefined unit
+    holds no original value."""
+    parent = {u: u for u in units}
+
+    def find(u):
+        while parent[u] != u:
+            u = parent[u]
+        return u
+
+    for w, got in post.items():
+        if isinstance(got, tuple) and got[1] not in post:
+            parent[find(w)] = find(got[1])
+    by_goal: dict = {}
+    for u in sorted(region):
+        if u in goal:
+            if goal[u] in by_goal:
+                parent[find(u)] = find(by_goal[goal[u]])
+            else:
+                by_goal[goal[u]] = u
+    dead = {find(w) for w, got in post.items() if got in ("const", "undefined")}
+    dead |= {find(u) for u in region if u in goal and goal[u] not in units}
+    return len({find(u) for u in units} - dead)
+
+
+def _fits(goal: dict, region: set, units: set, post: dict, w) -> bool:
+    """Can ``w`` hold its goal right after the operation whose ``post`` this
+    is, with every unit of ``region`` holding its goal then?"""
+    got = post[w]
+    if got == "undefined":
+        return False
+    if got == "const":
+        return goal[w] not in units          # any constant's piece, never an original
+    if got == "stack":
+        return True
+    s = got[1]
+    # w now holds what s held before; s, unless written too, still holds it
+    return s in post or s not in region or s not in goal or goal[s] == goal[w]
+
+
+def no_last_write(mm: M.MachineMove, preserve: str) -> str | None:
+    """Why no sequence exists by the **last-write lemma**, or None.
+
+    *Proof.*  Take a set R of units that has a unit whose goal is not its
+    own value (so the start misses R's goals).  Any sequence that
+    implements the move ends with every unit of R at its goal, so some
+    operation of it takes a state X that misses R's goals to a state Y
+    that meets them (take the last one that does; a list operation is its
+    parts in sequence, so one of its parts does: look at that part).  That
+    operation writes a unit w of R that has a goal (X and Y differ only in
+    what it writes).  In Y, each such w holds its goal: if the operation
+    copied w from a unit s it did not also write, s still holds that value
+    in Y, so s's goal (when s is in R and has one) is w's goal; an
+    undefined rest (a typed write) is nobody's goal; a constant piece is
+    never an original value.  Without push, Y also holds every original
+    value some goal wants (none is ever made again, and the stack holds
+    none), so Y's units, merged where Y forces one value (a copy and its
+    unwritten source, units of R with one goal) and less those holding a
+    constant or nothing defined, must be at least that many (``_room``).
+    ``_enterable`` checks every legal operation (``_universe``, and pair
+    moves with a list of two registers, ``_pair_ops``; a machine whose pair
+    moves may take longer lists is passed) this way.  When no operation
+    passes, no sequence exists.  R: every unit, the units the moves name,
+    and for each unit u whose
+    goal is not its own value, the units from which a value can flow into u
+    (``_flow`` backwards): there the sources are in R, which is what makes
+    the check bite."""
+    m = mm.machine
+    goal = goals(mm, preserve)
+    todo = [u for u, v in sorted(goal.items()) if u != v]
+    if not todo:
+        return None
+    units = set(m.units())
+    edges, _ = _flow(m)
+    back: dict = {}
+    for u, ws in edges.items():
+        for w in ws:
+            back.setdefault(w, set()).add(u)
+    named = {u for d, s in mm.moves for x in (d, s) if isinstance(x, M.Place)
+             for u in M.units(m, x)}
+    regions: list = [(units, None), (named, "named")]
+    for u in todo:
+        r = _reach({u}, back) & units
+        if all(r != q for q, _ in regions):
+            regions.append((r, u))
+    for r, u in regions:
+        if _enterable(m, goal, r):
+            continue
+        names = sorted({m.owner(x) for x in r}, key=m.names().index)
+        where = ("every unit" if u is None else
+                 f"every unit the moves name" if u == "named" else
+                 f"every unit a value can flow from into {m.owner(u)} ({len(r)} units: "
+                 f"{', '.join(names[:6])}{', ...' if len(names) > 6 else ''})")
+        return (f"no legal operation of {m.name} can be the one after which {where} holds "
+                f"its goal (each one that writes a goal unit there copies it from a unit "
+                f"with another goal, leaves it undefined, or leaves fewer units than the "
+                f"values the move needs; the last-write lemma, "
+                f"verified/algorithms/machine_optimum.py, no_last_write)")
     return None

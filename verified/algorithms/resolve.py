@@ -1447,6 +1447,101 @@ def _by_parts(mm: "_m.MachineMove", preserve: str) -> tuple[list | None, str]:
     return ops, ""
 
 
+def _save_plan(m: "_m.Machine", r: str, pool: list) -> tuple[list, list] | None:
+    """(saves, restores) that free register ``r`` and give it back, every
+    value kept: a push and a pop where the machine pushes ``r``; else a mov
+    into one register of ``pool``, or a pair move into two (taken from
+    it), pushed first and popped after (v8-arm: ``push r0; push r1; vmov
+    r0, r1, d16`` ... ``vmov d16, r0, r1; pop r1; pop r0``); else its alias
+    parts one by one; None when none of these is legal."""
+    one = _m.Place((r,))
+    push, pop = _m.MPush(one), _m.MPop(one)
+    if not (_m.illegal(m, push) or _m.illegal(m, pop) or _m.reserved_write(m, pop)):
+        return [push], [pop]
+    holders = [(g,) for g in pool] + [(g1, g2) for i, g1 in enumerate(pool)
+                                      for g2 in pool[i + 1:]]
+    for regs in holders:
+        held = _m.Place(regs, len(regs) > 1)
+        out, back = _m.MMov(held, one), _m.MMov(one, held)
+        if _m.illegal(m, out) or _m.illegal(m, back) or _m.reserved_write(m, back):
+            continue
+        plans = [_save_plan(m, g, []) for g in regs]
+        if any(p is None for p in plans):
+            continue
+        for g in regs:
+            pool.remove(g)
+        return ([op for p in plans for op in p[0]] + [out],
+                [back] + [op for p in reversed(plans) for op in p[1]])
+    parts = dict(m.aliases).get(r)
+    if parts:
+        saves, restores = [], []
+        for part in parts:
+            got = _save_plan(m, part, pool)
+            if got is None:
+                return None
+            saves += got[0]
+            restores = got[1] + restores
+        return saves, restores
+    return None
+
+
+def _through_borrowed(mm: "_m.MachineMove", preserve: str) -> tuple[list, str] | None:
+    """The request solved with one or two registers it does not name freed
+    first (``_save_plan``) and declared temporaries, then given back: a
+    sequence S that implements the request with those registers as
+    temporaries keeps every other unit it does not write, so the saved
+    values (on the stack, or in the pushed registers of a pair move, which
+    the request does not name either) are where the saves left them, and
+    S's own pushes are popped within S.  (the sequence, the registers) or
+    None; the oracle checks the joined sequence before it is used."""
+    m = mm.machine
+    if preserve != "all" or not m.push:
+        return None
+    named: set = set()
+    for x in [loc for move in mm.moves for loc in move] + list(mm.temps):
+        if isinstance(x, _m.Place):
+            named |= set(_m.units(m, x))
+    free = [n for n in m.names() if m.lookup(n).kind == "reg" and n not in m.reserved
+            and not set(m.lookup(n).units) & (named | m.reserved_units())]
+    widths = sorted({_m.width(m, x) for move in mm.moves for x in move
+                     if isinstance(x, _m.Place)}, reverse=True)
+    req = mm.to_json()
+    for w in widths:
+        for k in (1, 2):
+            pool = list(free)
+            chosen, saves, restores, used = [], [], [], set()
+            for r in [n for n in free if m.lookup(n).width == w]:
+                if len(chosen) == k:
+                    break
+                units = set(m.lookup(r).units)
+                if units & used or r not in pool:
+                    continue
+                trial = [n for n in pool if not set(m.lookup(n).units) & units]
+                plan = _save_plan(m, r, trial)
+                if plan is None:
+                    continue
+                pool = [n for n in trial if not set(m.lookup(n).units) & used]
+                used |= units
+                # the pair's registers (gone from ``trial``) are not free any more
+                chosen.append(r)
+                saves += plan[0]
+                restores = plan[1] + restores
+            if len(chosen) < k:
+                break
+            spent = {u for op in saves for u in _m.written_units(m, op)} | used
+            if spent & named:
+                continue
+            inner = _m.MachineMove.make(m, req["moves"], req["temps"] + chosen)
+            try:
+                body = greedy(inner, preserve)
+            except Stuck:
+                continue
+            ops = saves + body + restores
+            if _m.implements(mm, ops, preserve).ok:
+                return ops, ", ".join(chosen)
+    return None
+
+
 def _fall_back(mm: "_m.MachineMove", preserve: str, trace: Trace | None, why: str) -> list:
     """The greedy steps are stuck.  On a machine small enough for the
     search (``machine_optimum.SEARCH_UNITS``), the search decides: its
@@ -1473,9 +1568,19 @@ def _fall_back(mm: "_m.MachineMove", preserve: str, trace: Trace | None, why: st
         for op in path:
             say("search", {"op": op})
         return path
-    proof = O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve)
+    proof = (O.no_free_unit(mm, preserve) or O.unreachable_goal(mm, preserve)
+             or O.over_capacity(mm, preserve) or O.no_last_write(mm, preserve))
     if proof is not None:
         raise Unsolvable(f"no sequence exists: {proof}")
+    # registers freed through the stack and used as temporaries (v8-arm: a
+    # d register saved in two pushed core registers by a pair move)
+    got = _through_borrowed(mm, preserve)
+    if got is not None:
+        for op in got[0]:
+            say("borrowed temporaries", {"op": op, "note": f"the greedy steps were stuck "
+                                         f"({why}); {got[1]} saved, used as temporaries, "
+                                         "given back"})
+        return got[0]
     # independent parts alone first (each remembered: the same stuck part
     # recurs beside many other moves in conform's and vectors' cases)
     path, part_why = _by_parts(mm, preserve)
