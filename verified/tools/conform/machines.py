@@ -171,8 +171,11 @@ class MachineType(CaseType):
         # A typed case's moves are (dst, src, type) triples (cases.machines)
         types = tuple(mv[2] if len(mv) > 2 else None for mv in case.moves)
         return M.MachineMove(self.machine, tuple((mv[0], mv[1]) for mv in case.moves),
-                             tuple(M.Place((t,)) for t in self.temps),
-                             types if any(types) else ())
+                             self._temp_places, types if any(types) else ())
+
+    @functools.cached_property
+    def _temp_places(self) -> tuple:
+        return tuple(M.Place((t,)) for t in self.temps)
 
     # -- judging -------------------------------------------------------------
 
