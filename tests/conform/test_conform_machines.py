@@ -141,6 +141,8 @@ def test_every_request_of_each_suite_is_valid(tmp_path):
         lines = []
         for case in suite.cases():
             line = ct.encode(case)
+            # built by hand from remembered texts: the same bytes as json.dumps
+            assert line == (json.dumps(ct.request(case)) + "\n").encode()
             req = json.loads(line)
             assert ct.decode(req) == case
             # the one shape: the whole machine as an object, in every mode
@@ -495,3 +497,26 @@ def test_a_wide_slot_copied_as_one_half_is_one_class_shrunk_to_one_move():
     assert s["what"] == "(mq1 <- mq0 (v128))" and s["fails_alone"] and s["shrink_steps"] >= 1
     assert s["found_request"]["moves"] == [["mq2", "mq0", "v128"]]  # renamed: mq2 -> mq1
 
+
+
+@pytest.mark.parametrize("preset, proved", [("x86-64", 1064)])
+def test_the_refusal_lemmas_decide_only_what_our_resolver_declines(preset, proved):
+    """conform decides a declined case by the resolver's refusal lemmas
+    first (MachineType.solvable): on every case of the 2-move run, a case
+    they prove unsolvable is one our resolver declines too, so the
+    short cut gives the verdict the resolver gives (tested here, not
+    proved); the number of cases it decides is pinned."""
+    import argparse
+
+    from verified.algorithms import machine_optimum as O
+    from verified.tools.conform.cli import add_arguments, build_suite
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    _, s = build_suite(p.parse_args(["--cmd", "x", "--machine", preset, "--max-moves", "2"]))
+    ct = s.case_type
+    lemma = [c for c in s.cases()
+             if O.no_free_unit(ct.move(c), ct.preserve) or O.unreachable_goal(ct.move(c), ct.preserve)]
+    answered = [G.format_case(c) for c in lemma if ct.reference(c)[0] is not None]
+    assert answered == []
+    assert len(lemma) == proved
+    assert all(not ct.solvable(c) for c in lemma)

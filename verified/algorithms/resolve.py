@@ -188,6 +188,11 @@ class Frame:
     scratch: frozenset = frozenset()
     #: the machine's ``unit_bits`` (None: immediates are symbolic pieces)
     unit_bits: int | None = None
+    #: does the machine have pair moves (``pair_moves``)?  Without them every
+    #: mov between a register list and one location is illegal, so
+    #: ``_imm_through_pairs`` has nothing to try (it was most of the time
+    #: conform spent deciding a declined x86-64 case, issue 20)
+    pairs: bool = True
 
     @property
     def units(self) -> list:
@@ -934,7 +939,7 @@ class _Run:
         destination register (or of a register then stored to the
         destination slot) written from two one-unit registers holding its
         pieces; those free, else saved on the stack around the step."""
-        if self.f.unit_bits is None:
+        if self.f.unit_bits is None or not self.f.pairs:
             return False
         imm, w = job.imm, len(job.want)
         # the destination itself (a d register; a 16-byte slot that aarch64's
@@ -1276,7 +1281,8 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
             cost_cache[k] = _m.op_cost(machine, to_mop(op))
         return cost_cache[k]
 
-    return Frame(places, legal, cost, frozenset(machine.scratch), machine.unit_bits)
+    return Frame(places, legal, cost, frozenset(machine.scratch), machine.unit_bits,
+                 bool(machine.pair_moves))
 
 
 def _request_place(frame: Frame, loc: "_m.MLoc", w: int,

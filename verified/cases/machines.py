@@ -637,18 +637,61 @@ def typed_exhaustive_count(m: Machine, places: Sequence[Site], space: TypedSpace
     return count(0, frozenset(), frozenset(), limit)
 
 
+@dataclass
+class RandomTables:
+    """What ``random_typed_case`` reads of its machine, sites and space,
+    worked out once per stream rather than per case (issue 20: the sites'
+    labels alone were most of the CPU of ``conform --machine x86-64
+    --random``): each site's ``site_types`` by location, the destinations
+    that have one, the immediates, the sites' order, and (filled as asked)
+    each group's pool of sources before the case's own type map, and
+    whether a destination takes a constant of a label."""
+
+    m: Machine
+    labels: dict
+    dsts: list
+    imms: list
+    order: dict
+    pools: dict
+    takes: dict
+
+    @classmethod
+    def of(cls, m: Machine, places: Sequence[Site], space: TypedSpace) -> "RandomTables":
+        labels = {p.loc: site_types(m, p, space) for p in places}
+        return cls(m, labels, [d for d in _destinations(places) if labels[d.loc]],
+                   [p for p in places if p.kind == "imm"],
+                   {p.loc: i for i, p in enumerate(places)}, {}, {})
+
+    def pool(self, t: object, shape: tuple, cls: object) -> list:
+        """The sources of a group (label ``t``, destinations' ``shape``,
+        their class or None), in site order, any type map aside."""
+        key = (t, shape, cls)
+        if key not in self.pools:
+            self.pools[key] = [p for p in self.dsts if t in self.labels[p.loc]
+                               and (t is not None or p.shape == shape)
+                               and (cls is None or p.kind != "reg" or p.cls == cls)]
+        return self.pools[key]
+
+    def takes_immediate(self, d: Site, t: object) -> bool:
+        key = (d.loc, t)
+        if key not in self.takes:
+            self.takes[key] = _takes_immediate(self.m, d, t)
+        return self.takes[key]
+
+
 def random_typed_case(rng: random.Random, m: Machine, places: Sequence[Site],
-                      space: TypedSpace) -> MachineCase:
+                      space: TypedSpace, tables: RandomTables | None = None) -> MachineCase:
     """A random typed parallel move over ``places`` of 1..12 destinations
     (``random_case``'s shapes: half the time each group of destinations of
     one type and shape reads a shuffle of itself, register and slot cycles,
     a pair shifted onto its neighbour; else sources drawn among the
     locations that may hold the type), each location keeping one type, one
     source in ten the immediate where a class of the type's home takes one
-    (a v128 constant has no sequence on the presets)."""
-    labels = {p.loc: site_types(m, p, space) for p in places}
-    dsts = [d for d in _destinations(places) if labels[d.loc]]
-    imms = [p for p in places if p.kind == "imm"]
+    (a v128 constant has no sequence on the presets).  ``tables``: the
+    ``RandomTables`` of ``m``, ``places`` and ``space``, when the caller
+    has them."""
+    tb = RandomTables.of(m, places, space) if tables is None else tables
+    labels, dsts, imms = tb.labels, tb.dsts, tb.imms
     want = rng.randint(1, min(RANDOM_DESTINATIONS, len(dsts))) if dsts else 0
     chosen: list[tuple[Site, object]] = []
     used: frozenset = frozenset()
@@ -670,20 +713,17 @@ def random_typed_case(rng: random.Random, m: Machine, places: Sequence[Site],
             ss = ds[:]
             rng.shuffle(ss)
         else:
-            pool = [p for p in _destinations(places) if t in labels[p.loc]
-                    and (t is not None or p.shape == shape)
-                    and (cls is None or p.kind != "reg" or p.cls == cls)
-                    and tmap.get(p.loc, t) == t]
+            pool = [p for p in tb.pool(t, shape, cls) if tmap.get(p.loc, t) == t]
             ss = []
             for _ in ds:
                 s = rng.choice(pool)
                 tmap[s.loc] = t
                 ss.append(s)
         for d, s in zip(ds, ss):
-            if imms and _takes_immediate(m, d, t) and rng.random() < 0.1:
+            if imms and tb.takes_immediate(d, t) and rng.random() < 0.1:
                 s = rng.choice(imms)
             moves.append(_typed_move(d, s, t))
-    order = {p.loc: i for i, p in enumerate(places)}
+    order = tb.order
     return MachineCase(tuple(sorted(moves, key=lambda mv: order[mv[0]])))
 
 
@@ -700,5 +740,6 @@ def random_typed_case_stream(m: Machine, places: Sequence[Site], space: TypedSpa
                              seed: object, label: str = "") -> Iterator[MachineCase]:
     """An endless, reproducible stream of ``random_typed_case``."""
     rng = random.Random(f"verified-conform-machine-typed:{label}:{seed}")
+    tables = RandomTables.of(m, places, space)
     while True:
-        yield random_typed_case(rng, m, places, space)
+        yield random_typed_case(rng, m, places, space, tables)
