@@ -366,9 +366,10 @@ def unroll(req: Request, k: int, mutant: str | None = None, swaps: bool = False)
         hyps.append(z3.Implies(z3.Or(*ow), z3.Or(*owes)))
         for j, (st, g) in enumerate(adm):
             c2 = after(req, c, st.ops)
+            owed = LOCS.index(st.d) if st.kind == "bpark" else -1
             hyps.append(z3.Implies(ch == j, z3.And(
-                g, z3.Or(may[st.cls], z3.Or(*ow)), first_park(req, adm, st), *[nxt[u] == c2[u] for u in UNITS],
-                owe_next == (LOCS.index(st.d) if st.kind == "bpark" else -1))))
+                g, z3.Or(may[st.cls], z3.Or(*ow)), first_park(req, adm, st),
+                *[nxt[u] == c2[u] for u in UNITS], owe_next == owed)))
             sel[st.cls].append(ch == j)
             if st.r is not None:
                 bor.append(ch == j)
@@ -377,13 +378,15 @@ def unroll(req: Request, k: int, mutant: str | None = None, swaps: bool = False)
         hyps.append(z3.Implies(ch == stop, z3.And(*[z3.Not(a) for a in any_cls.values()],
                                                   *[nxt[u] == c[u] for u in UNITS],
                                                   owe_next == owe)))
-        used.append({k_: z3.Or(*v) for k_, v in sel.items()} | {"borrow": z3.Or(*bor), "swap": z3.Or(*swp),
-                                                           "park": z3.Or(*[
-            ch == j for j, (st, _) in enumerate(adm) if st.kind == "park"])} | {
-            "no free register": z3.And(
-            *[z3.Not(z3.Or(c[r] == req.imm7, z3.Not(req.needed(c, c[r])))) for r in ("t",)],
-            *[z3.Or(req.fin(c, r), z3.And(c[r] != req.imm7, req.needed(c, c[r])))
-              for r in ("a", "b")], z3.Not(req.done(c)))})
+        # no free register: t holds a needed value (not the constant), a and b
+        # are finished or hold one, and some unit is pending
+        live = lambda r: z3.And(c[r] != req.imm7, req.needed(c, c[r]))  # noqa: E731
+        no_free = z3.And(live("t"), *[z3.Or(req.fin(c, r), live(r)) for r in ("a", "b")],
+                         z3.Not(req.done(c)))
+        used.append({k_: z3.Or(*v) for k_, v in sel.items()} | {
+            "borrow": z3.Or(*bor), "swap": z3.Or(*swp),
+            "park": z3.Or(*[ch == j for j, (st, _) in enumerate(adm) if st.kind == "park"]),
+            "no free register": no_free})
         cs.append(nxt)
     return cs, hyps, used
 
