@@ -6,8 +6,12 @@ Golden answers and exact texts on small machines, no timing."""
 
 from __future__ import annotations
 
+import json
+
 from verified.algorithms import machine_optimum as O, resolve as R
 from verified.core import machine as M
+
+from tests.support import verified
 
 from .resolve_cases import requests, small
 
@@ -109,3 +113,37 @@ def test_a_borrowed_scratch_register_is_saved_on_the_stack_and_popped_back():
         assert M.implements(mm, ops).ok
         assert events == ["borrow: push", "borrow: scratch load", "borrow: scratch store",
                           "borrow: pop"]
+
+
+def test_without_unit_bits_no_constant_is_built_from_pieces_on_the_wire():
+    """On a machine without ``unit_bits`` a constant's pieces are symbolic
+    (piece #5.1 is not a number), and the wire has no offsets: a piece
+    written alone (``mov r0, #5`` meant as piece 1) would be read back as
+    the whole constant.  So the pair-move route (``_imm_through_pairs``)
+    is for machines with ``unit_bits`` only.  armv7-vfp without its
+    ``unit_bits``: whatever ``verified solve -a resolve`` prints must be a
+    refusal or a sequence ``verified check`` accepts (today the three
+    constants into d/q registers and slots are refused: no sequence found,
+    an unproved refusal the fall-back may one day turn into an answer; the
+    test allows that, but not a wrong one).  Mutant resolve.py:938 (the
+    ``unit_bits is None`` guard deleted): it answers ``mov r12, #5; mov r0,
+    #5; mov d16, [r12, r0]`` and check rejects it ("destination d16 (unit
+    d16.1) must hold the immediate piece #5.1 but holds the immediate piece
+    #5")."""
+    obj = M.preset("armv7-vfp").to_json()
+    del obj["unit_bits"], obj["types"]
+    obj["name"] = "armv7-nobits"
+    lines = [json.dumps({"machine": obj, "moves": [[d, {"imm": 5}]], "temps": ["r12"]})
+             for d in ("d16", "q8", "md0", "r1")]
+    solved = verified("solve", "-a", "resolve", input="\n".join(lines) + "\n")
+    answers = [json.loads(a) for a in solved.stdout.splitlines()]
+    assert len(answers) == 4 and solved.returncode in (0, 2), solved.stderr
+    assert answers[3] == {"sequence": [["mov", "r1", {"imm": 5}]]}
+    for line, answer in zip(lines, answers):
+        if "error" in answer:
+            assert "resolve found no sequence" in answer["error"], answer
+            continue
+        request = {**json.loads(line), "sequence": answer["sequence"]}
+        checked = verified("check", input=json.dumps(request) + "\n")
+        assert json.loads(checked.stdout)["ok"], (answer, checked.stdout[:300])
+    assert sum("error" in a for a in answers) == 3  # today's refusals (see above)
