@@ -147,3 +147,42 @@ def test_without_unit_bits_no_constant_is_built_from_pieces_on_the_wire():
         checked = verified("check", input=json.dumps(request) + "\n")
         assert json.loads(checked.stdout)["ok"], (answer, checked.stdout[:300])
     assert sum("error" in a for a in answers) == 3  # today's refusals (see above)
+
+
+def test_value_flow_follows_a_pushed_register_to_every_pop():
+    """Two classes of one register each, no cross-class mov, no slot: a
+    value goes from ``a`` to ``b`` only as ``push a; pop b`` (the search's
+    optimum, 2; the resolver's answer), so value flow has the edges
+    a -> "^stack" -> b.  Mutant machine_optimum.py:648 (a pushed unit's
+    edge to "^stack" dropped; drawn by hand, the seed-22 sample did not
+    reach it before its budget ran out): ``unreachable_goal`` "proved"
+    ``b <- a`` unsolvable."""
+    m = M.machine({"name": "two-class-stack", "classes": {"x": {"registers": ["a"]},
+                                                          "y": {"registers": ["b"]}},
+                   "push": ["reg"], "pop": ["reg"]})
+    edges, _ = O._flow(m)
+    assert edges == {"a": {"^stack"}, "b": {"^stack"}, "^stack": {"a", "b"}}
+    mm = M.MachineMove.make(m, [["b", "a"]])
+    assert O.unreachable_goal(mm, "all") is None
+    assert O.search(mm) == (2, None)
+    assert [M.format_mop(op) for op in R.resolve(mm)] == ["push a", "pop b"]
+
+
+def test_the_search_answer_is_traced_op_by_op():
+    """Where the greedy steps are stuck on a machine small enough for the
+    search, the search's optimal sequence is the answer and the trace sees
+    each of its operations as ("search", {"op": op}) (docs/machines.md,
+    the trace hook).  The small machine without swap or temporary, ``b <-
+    a, m0 <- b, m1 <- m0``: 6 movs, the optimum.  Mutant resolve.py:1474
+    (the event and its data passed the other way round; drawn by hand, not
+    reached by the seed-22 sample).  If a change of the greedy steps ever
+    solves this request without the search, pick another stuck one: the
+    cost must stay 6."""
+    m = small(swap="noswap", m2m=False, imm_mem=False, temp="none")
+    mm = M.MachineMove.make(m, [["b", "a"], ["m0", "b"], ["m1", "m0"]])
+    events: list = []
+    ops = R.resolve(mm, trace=lambda e, d: events.append((e, d)))
+    assert [M.format_mop(op) for op in ops] == [
+        "mov m1, a", "mov a, m0", "mov m0, b", "mov b, m1", "mov m1, a", "mov a, b"]
+    assert M.implements(mm, ops).cost == O.search(mm)[0] == 6
+    assert events == [("search", {"op": op}) for op in ops]
