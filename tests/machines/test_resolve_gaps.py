@@ -186,3 +186,22 @@ def test_the_search_answer_is_traced_op_by_op():
         "mov m1, a", "mov a, m0", "mov m0, b", "mov b, m1", "mov m1, a", "mov a, b"]
     assert M.implements(mm, ops).cost == O.search(mm)[0] == 6
     assert events == [("search", {"op": op}) for op in ops]
+
+
+def test_a_constant_into_a_slot_goes_through_a_register_saved_on_the_stack():
+    """armv7-vfp, every register live, no temporary: ``md0 <- 5`` (no VFP
+    immediate, no immediate store) builds the constant on the stack
+    through r12 and pops it into d7, which was pushed first and is popped
+    back last (``_imm_through_stack`` with the register saved, ``rs``).
+    Mutant resolve.py:925 (that save left out: the step never keeps the
+    invariant): the answer comes from the pair-move route instead (as
+    cheap here, 10; cheaper for ``mq0``, 15 against 17).  Golden today: a
+    cheaper route found by a change of the resolver would change it (the
+    cost of ``mq0 <- 5`` is not pinned for that reason)."""
+    m = M.preset("armv7-vfp")
+    mm = M.MachineMove.make(m, [["md0", {"imm": 5}]])
+    ops = R.resolve(mm)
+    assert [M.format_mop(op) for op in ops] == [
+        "push d7", "push r12", "mov r12, #0", "push r12", "mov r12, #5", "push r12",
+        "pop d7", "pop r12", "mov md0, d7", "pop d7"]
+    assert M.implements(mm, ops).ok
