@@ -2,7 +2,7 @@
 (``make mutation MODULES='verified/algorithms/resolve.py
 verified/algorithms/machine_optimum.py'``, docs/mutation.md) found
 unpinned: each test kills one surviving mutant, named in its docstring.
-Golden answers and exact texts on small machines, no timing."""
+Golden answers and exact texts on small machines and presets, no timing."""
 
 from __future__ import annotations
 
