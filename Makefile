@@ -17,9 +17,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 ## make test: the test suite (exhaustive n <= 6, Hypothesis, mutants). CI runs this.
-## make test PYTEST_JOBS=2: the same tests over 2 processes (pytest-xdist);
-## the default 0 runs them in this process, one after another.
-PYTEST_JOBS ?= 0
+## It runs over 2 pytest processes (pytest-xdist; CI has 2 cores, and two
+## cost little more CPU than one: docs/testing.md); make test PYTEST_JOBS=0
+## runs the tests in this process, one after another.
+PYTEST_JOBS ?= 2
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not huge"
 
