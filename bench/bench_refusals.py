@@ -6,7 +6,8 @@ width, a slot copy and a constant into a slot with every register live, a
 constant into each class, and 12 seeded random permutations of one-unit
 slots; each under ``preserve: all`` with no temporary and with the
 profile's first scratch location.  Counted per machine: solved, refused
-with a proof (``resolve.Unsolvable``: the no-free-unit or value-flow lemma,
+with a proof (``resolve.Unsolvable``: the no-free-unit, value-flow, capacity
+or last-write lemma,
 or the exhausted search), refused without one (the text says what was
 searched).  Then every refusal's text.  A count, not a timing: run it on
 two checkouts to compare."""

@@ -64,9 +64,9 @@ MUTANTS = [
        "a cycle is broken by swapping its two places whatever they are: xchg of two "
        "stack slots on x86-64",
        {"machine": "x86-64", "moves": [["m0", "m1"], ["m1", "m0"]]}),
-    _r("imm_piece_offset_lost", "to_mop",
-       "        return _m.MMov(_mplace(a), _m.Imm((b.value >> (k * bits)) & ((1 << bits) - 1)))",
-       "        return _m.MMov(_mplace(a), _m.Imm(b.value))",
+    _r("imm_piece_offset_lost", "imm_piece",
+       "    wire = (value >> (at * bits)) & ((1 << (units * bits)) - 1)",
+       "    wire = value",
        "a wide constant built on the stack piece by piece writes the whole constant for "
        "every piece (the piece's offset lost between the resolver and the operation): "
        "its high word holds 7 instead of 0",

@@ -132,14 +132,25 @@ class Imm:
     value: int
     width: int = 1
     offset: int = 0
-    #: set on a one-unit piece written alone (``_imm_through_stack``): the
-    #: machine's bits per unit, so the operation writes the piece's own bit
-    #: pattern as its constant (a machine without ``unit_bits`` has none)
-    bits: int | None = None
-    #: a piece written into a part of its destination (``_imm_by_parts``):
-    #: the constant the mov writes, the pieces from ``offset`` on as a
-    #: constant of their own (the wire has no offsets); None: ``value``
+    #: a piece written alone (``imm_piece``): the constant the mov writes, the
+    #: bit pattern of the units from ``offset`` on as a constant of its own
+    #: (the wire has no offsets); None: ``value`` at ``offset``
     wire: int | None = None
+
+
+def imm_piece(value: int, at: int, units: int, bits: int | None, signed: bool = False) -> Imm:
+    """Units ``at`` .. ``at + units - 1`` of the constant ``value`` as an
+    immediate written alone: its bit pattern there (``bits`` per unit; as
+    a signed constant when ``signed``: the same bits, for a store that
+    sign-extends), which is the oracle's value of those pieces
+    (``core.machine.Imm.piece``); a machine without ``unit_bits`` has no
+    bit pattern, so the constant with its offset."""
+    if bits is None:
+        return Imm(value, units, at)
+    wire = (value >> (at * bits)) & ((1 << (units * bits)) - 1)
+    if signed and wire >> (units * bits - 1):
+        wire -= 1 << (units * bits)
+    return Imm(value, units, at, wire)
 
 
 @dataclass(frozen=True)
@@ -839,11 +850,8 @@ class _Run:
             if k == job.dst.width:
                 break
             at = job.imm.offset + k
-            wire = (job.imm.value >> (at * bits)) & ((1 << (part.width * bits)) - 1)
-            if wire >> (part.width * bits - 1):  # the same bits, as the signed constant
-                wire -= 1 << (part.width * bits)
-            ops.append((("mov", part, Imm(job.imm.value, part.width, at, wire=wire)),
-                        "immediate by parts"))
+            wire = imm_piece(job.imm.value, at, part.width, bits, signed=True)
+            ops.append((("mov", part, wire), "immediate by parts"))
             k += part.width
         if not ops or tuple(u for (_, part, _), _ in ops for u in part.units) != job.dst.units:
             return False
@@ -965,14 +973,14 @@ class _Run:
                 singles = [g for g in self._scratch_order(
                     self._registers(1, r.units + job.dst.units), ())
                     if g.typ is None and self.legal(
-                        ("mov", g, Imm(imm.value, 1, imm.offset, self.f.unit_bits)))]
+                        ("mov", g, imm_piece(imm.value, imm.offset, 1, self.f.unit_bits)))]
                 for g1, g2 in itertools.permutations(singles[:4], 2):
                     pair = Place((g1.name, g2.name), g1.units + g2.units, "list", None, (g1, g2))
                     build: list = []
                     k = imm.offset
                     for h in halves:
-                        ops = [("mov", g1, Imm(imm.value, 1, k, self.f.unit_bits)),
-                               ("mov", g2, Imm(imm.value, 1, k + 1, self.f.unit_bits)),
+                        ops = [("mov", g1, imm_piece(imm.value, k, 1, self.f.unit_bits)),
+                               ("mov", g2, imm_piece(imm.value, k + 1, 1, self.f.unit_bits)),
                                ("mov", h, pair)]
                         if not all(self.legal(op) for op in ops):
                             build = []
@@ -1018,7 +1026,7 @@ class _Run:
         why = "immediate via the stack"
         steps: list = []
         for i in reversed(range(w)):
-            piece = ("mov", g, Imm(imm.value, 1, imm.offset + i, self.f.unit_bits))
+            piece = ("mov", g, imm_piece(imm.value, imm.offset + i, 1, self.f.unit_bits))
             if not self.legal(piece):
                 return None
             steps += [(piece, why)] + [(op, why) for op in push]
@@ -1212,13 +1220,8 @@ def _mplace(p: Place) -> "_m.Place":
 def to_mop(op: Op) -> "_m.MOperation":
     """A resolver operation as a ``core.machine`` operation (typed when an
     operand is a typed view).  A piece of a wide constant written alone
-    (``Imm.bits`` set, which ``_imm_through_stack`` writes) is the
-    constant's bit pattern at that piece: the oracle's value of the piece
-    (``core.machine.Imm.piece``)."""
+    (``Imm.wire`` set, by ``imm_piece``) writes its own bit pattern."""
     kind, a, b = op
-    if isinstance(b, Imm) and b.bits is not None:
-        k, bits = b.offset, b.bits
-        return _m.MMov(_mplace(a), _m.Imm((b.value >> (k * bits)) & ((1 << bits) - 1)))
     if kind == "push":
         return _m.MPush(_mplace(a))
     if kind == "pop":
@@ -1261,7 +1264,7 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
     def key(op: Op):
         kind, a, b = op
         return (kind, a.name, a.typ, None if b is None else
-                (b.value, b.offset, b.width, b.wire, b.bits) if isinstance(b, Imm)
+                (b.value, b.offset, b.width, b.wire) if isinstance(b, Imm)
                 else (b.name, b.typ))
 
     def legal(op: Op) -> bool:
