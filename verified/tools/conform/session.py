@@ -147,6 +147,8 @@ def _fewer_collections():
         gc.set_threshold(*before)
 
 
+# set before the checker processes are forked: they inherit it
+@_fewer_collections()
 def run_session(
     argv: list[str],
     suite: Suite,
@@ -159,23 +161,6 @@ def run_session(
     max_line: int = DEFAULT_MAX_LINE,
 ) -> Result:
     """Run PROGRAM over every case of ``suite``; see the module docstring."""
-    # set before the checker processes are forked: they inherit it
-    with _fewer_collections():
-        return _run_session(argv, suite, optimal, timeout, jobs, progress, block, chunk,
-                            max_line)
-
-
-def _run_session(
-    argv: list[str],
-    suite: Suite,
-    optimal: bool,
-    timeout: float,
-    jobs: int = 1,
-    progress: Callable[[int, int, float], None] | None = None,
-    block: int = 256,
-    chunk: int = 1024,
-    max_line: int = DEFAULT_MAX_LINE,
-) -> Result:
     ct = suite.case_type
     res = Result(planned=suite.planned)
     t0 = time.monotonic()
