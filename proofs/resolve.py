@@ -60,8 +60,9 @@
    order) from every request's initial state stops within K steps at the
    request's contract, states with no free register included; the real
    ``resolve.greedy``'s runs on every request of treg are runs of that
-   model (enumerated).  Swaps, register pairs and other machines are not
-   in the bounded claims.
+   model (enumerated).  The same on treg-swap (xchg) and on tpair (a
+   two-unit slot md and pair moves md <-> [x, y]: 6 units); other
+   machines are not in the bounded claims.
 """
 
 from __future__ import annotations
@@ -541,8 +542,29 @@ def run_rows(quick: bool) -> list:
             "location left alone, " + ("a swap, a park" if swaps else
                                       "a state with no free register, a borrow, a park"),
             lambda t, swaps=swaps: RUN.run_claim(t, spare=spare, swaps=swaps)))
+    rows.append((
+        "resolve run (pair) (greedy steps, bounded, whole run): every run of the model stops "
+        f"within K = {RUN.K['tpair', None]} steps, never stuck, with no pending unit left and "
+        "the request's contract met; on the small machine 'tpair' (registers a, b and the "
+        "temporary t, the slot m0 and the two-unit slot md (units d0, d1), the immediate 7; "
+        "no slot-to-slot mov, constants into registers only, md written and read only whole "
+        "by a pair move with a list of two registers, AArch64 STP/LDP: mov md, [x, y] and "
+        "mov [a, b], md), every request at once (symbolic: 380 moves x 2 contracts: md gets "
+        "[a, b], [b, a] or nothing; [a, b] gets md, or each of a, b, m0 a source among a, b, "
+        "m0 or 7, or nothing; never md <- [a, b] or [b, a] with [a, b] <- md, a cycle of a "
+        "pair the greedy steps give up on) and every run of the model (finite Z3 sorts: "
+        "bounded to this machine's 6 units and K steps; model: the treg steps in the step "
+        "lemmas' encoding, md's units holders only of md's own values, plus the pair moves "
+        "of the request's jobs, a store possibly after a load of one half from m0, each "
+        "admitted only where it keeps THE invariant); witnesses: a pair move, a borrow, a "
+        "park, a run still short after K - 1 steps (K is tight), loops with a location left "
+        "alone", lambda t: RUN.run_claim(t, m=RUN.TPAIR)))
     part = "contract all, every location a destination"
     rows += [
+        ("MUTANT pair_unchecked: a pair move admitted without THE invariant (the load "
+         "[a, b] <- md overwrites a value still needed) [bounded, tpair, every request]",
+         lambda t: RUN.run_claim(t, mutant="pair_unchecked", timeout_ms=120_000,
+                                 m=RUN.TPAIR)),
         ("MUTANT no_borrow: the whole run without the borrow steps (a request whose "
          f"destinations leave no free register gets stuck) [bounded, treg, {part}]",
          lambda t: RUN.run_claim(t, mutant="no_borrow", timeout_ms=120_000,
@@ -652,7 +674,9 @@ def claims(quick: bool = False) -> list[dict]:
     for text, run in run_rows(quick):   # in --quick too, on fewer requests
         led = Ledger()
         run(led)
-        rows.append(row(text, 5, led, expect=REFUTED if text.startswith("MUTANT") else None))
+        units = 6 if "tpair" in text else 5
+        rows.append(row(text, units, led,
+                        expect=REFUTED if text.startswith("MUTANT") else None))
 
     from mutants.resolve import BY_NAME
     from tests.machines.resolve_cases import VARIANTS
@@ -683,6 +707,14 @@ def claims(quick: bool = False) -> list[dict]:
             "each run cut into the model's steps: every piece is a step the model admits in "
             "the first class that has one, and the run ends where the model's does (done, "
             "contract met); inputs enumerated", 5, led, kind=ENUMERATED, detail=cex))
+    led = Ledger()
+    _, n, cex = RUN.code_link(led, mach=RUN.TPAIR)
+    rows.append(row(
+        "resolve run (pair) (code): the real greedy steps (resolve.greedy) on every request "
+        f"of tpair (380 moves x 2 contracts: {n} runs, in --quick too), each run cut into the "
+        "model's steps (a pair move one step): every piece is a step the model admits in "
+        "the first class that has one, and the run ends where the model's does (done, "
+        "contract met); inputs enumerated", 6, led, kind=ENUMERATED, detail=cex))
     rows.append(planted("MUTANT scratch_unchecked (a scratch register taken without the "
                         "invariant) against the run model on treg (inputs enumerated)", 5,
                         BY_NAME["scratch_unchecked"],

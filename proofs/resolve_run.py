@@ -48,6 +48,13 @@ pending unit after K - 1 steps).  The code link (``code_link``): the real
 cut into the model's steps: each piece must be a step the model admits
 in the first class that has one, and the run must end where the model's
 does (inputs enumerated).
+
+The machine "tpair" (``TPAIR``, ``small_pair`` of the case module): treg
+with m1 replaced by the two-unit slot md (units d0, d1) that pair moves
+(AArch64 STP/LDP) write and read whole; the same model plus the pair
+moves of the request's jobs (``kind="pair"``), md's units holders only of
+md's own values; the same claims on its 380 x 2 requests
+(``request_domain``).
 """
 
 from __future__ import annotations
@@ -60,22 +67,43 @@ import z3
 
 from .common import ENUMERATED, REFUTED, Ledger, prove
 
-UNITS = ("a", "b", "t", "m0", "m1")
-REGS = ("a", "b", "t")
-LOCS = ("a", "b", "m0", "m1")
 IMM = "imm"     # the constant 7 as a source operand
 CLASSES = ("move", "park", "last", "imm")
 
 
-def is_slot(u: str) -> bool:
-    return u not in REGS
+@dataclass(frozen=True)
+class Mach:
+    """A small machine of the model, by its units.  ``pair``: the two units
+    of the two-unit slot md, written and read only whole, by a pair move
+    between md and a list of two registers (AArch64 LDP/STP)."""
+
+    name: str
+    units: tuple
+    regs: tuple
+    locs: tuple             # the units a request may give a goal
+    pair: tuple = ()
 
 
-def legal(dst: str, src: str) -> bool:
-    """The treg machine's movs: no slot <- slot, constants into registers."""
+TREG = Mach("treg", ("a", "b", "t", "m0", "m1"), ("a", "b", "t"), ("a", "b", "m0", "m1"))
+#: treg with m1 replaced by the two-unit slot md (units d0, d1) and pair moves
+#: gpr <-> mem: ``mov md, [x, y]`` (STP) and ``mov [x, y], md`` (LDP)
+TPAIR = Mach("tpair", ("a", "b", "t", "m0", "d0", "d1"), ("a", "b", "t"),
+             ("a", "b", "m0", "d0", "d1"), ("d0", "d1"))
+UNITS, REGS, LOCS = TREG.units, TREG.regs, TREG.locs
+
+
+def is_slot(u: str, m: Mach = TREG) -> bool:
+    return u not in m.regs
+
+
+def legal(dst: str, src: str, m: Mach = TREG) -> bool:
+    """The machine's one-unit movs: no slot <- slot, constants into
+    registers, md's units only by a pair move."""
+    if dst in m.pair or src in m.pair:
+        return False
     if src == IMM:
-        return not is_slot(dst)
-    return dst != src and not (is_slot(dst) and is_slot(src))
+        return not is_slot(dst, m)
+    return dst != src and not (is_slot(dst, m) and is_slot(src, m))
 
 
 @dataclass(frozen=True)
@@ -95,53 +123,70 @@ def swap_legal(x: str, y: str) -> bool:
 
 
 @functools.cache
-def steps(mutant: str | None = None, swaps: bool = False) -> tuple[Step, ...]:
-    """Every step of the model's repertoire on treg (``swaps``: on
+def steps(mutant: str | None = None, swaps: bool = False, m: Mach = TREG) -> tuple[Step, ...]:
+    """Every step of the model's repertoire on ``m`` (``swaps``: on
     treg-swap, the same machine with xchg reg-reg and reg-mem)."""
     out: list[Step] = []
-    for d in LOCS:
-        for h in UNITS if swaps else ():
+    units = [u for u in m.units if u not in m.pair]
+    slots = [u for u in m.locs if is_slot(u, m) and u not in m.pair]
+    for d in (d for d in m.locs if d not in m.pair):
+        for h in units if swaps else ():
             if swap_legal(d, h):   # a cycle swap: d takes its goal from h
                 out.append(Step("park", f"swap {d}, {h}", ((d, h, "swap"),), d, h,
                                 kind="swap"))
-        for s in UNITS:
+        for s in units:
             if s == d:
                 continue
-            if legal(d, s):
+            if legal(d, s, m):
                 out.append(Step("move", f"mov {d} <- {s}", ((d, s),), d, s, kind="move"))
             else:
-                for r in REGS:
+                for r in m.regs:
                     if r != d:
                         out.append(Step("move", f"mov {d} <- {s} via {r}",
                                         ((r, s), (d, r)), d, s, kind="move"))
-        if legal(d, IMM):
+        if legal(d, IMM, m):
             out.append(Step("imm", f"imm {d}", ((d, IMM),), d, kind="imm"))
         else:
-            for r in REGS:
+            for r in m.regs:
                 out.append(Step("imm", f"imm {d} via {r}", ((r, IMM), (d, r)), d, kind="imm"))
         if mutant != "no_park_step":
-            for p in UNITS:
-                if p != d and legal(p, d):
+            for p in units:
+                if p != d and legal(p, d, m):
                     out.append(Step("park", f"park {d} in {p}", ((p, d),), d, kind="park"))
         if mutant == "no_borrow":
             continue
-        for r in REGS:
-            if r == d or r == "t":      # t has no goal: never finished, never borrowed
+        for r in m.regs:
+            if r == d or r not in m.locs:   # t has no goal: never finished, never borrowed
                 continue
-            for p in (None, *UNITS):
+            for p in (None, *units):
                 if p in (r, d):
                     continue
                 save = () if p is None else ((p, r),)
                 tag = "" if p is None else f", saved in {p}"
                 out.append(Step("last", f"borrow {r} to park {d}{tag}", save + ((r, d),),
                                 d, r=r, kind="bpark"))
-                if is_slot(d):
-                    for s in ("m0", "m1"):
+                if is_slot(d, m):
+                    for s in slots:
                         if s != d and p != s:
                             out.append(Step("last", f"borrow {r} for {d} <- {s}{tag}",
                                             save + ((r, s), (d, r)), d, s, r, kind="scratch"))
                     out.append(Step("imm", f"borrow {r} for imm {d}{tag}",
                                     save + ((r, IMM), (d, r)), d, r=r, kind="imm"))
+    if m.pair and mutant != "no_pair_step":
+        for x in m.regs:            # a pair move: md <-> [x, y], both halves at once
+            for y in m.regs:
+                if x == y:
+                    continue
+                store = (m.pair, (x, y), "pair")
+                out.append(Step("move", f"mov md <- [{x}, {y}]", (store,), m.pair[0],
+                                kind="pair"))
+                for r in (x, y):    # a half whose value is in a slot: loaded first
+                    for s in slots:
+                        out.append(Step("move", f"mov md <- [{x}, {y}] via {r} <- {s}",
+                                        ((r, s), store), m.pair[0], kind="pair"))
+                if x in m.locs and y in m.locs:
+                    out.append(Step("move", f"mov [{x}, {y}] <- md",
+                                    (((x, y), m.pair, "pair"),), x, kind="pair"))
     return tuple(out)
 
 
@@ -185,47 +230,55 @@ class Request:
     all: object
     val: dict
     imm7: object
+    m: Mach = TREG
 
     def __post_init__(self) -> None:
         B = self.B
-        self._hg = {n: B.Or(self.has[n], self.all) for n in LOCS}
-        self._goal = {n: B.If(self.has[n], self.src[n], self.val[n]) for n in LOCS}
+        self._hg = {n: B.Or(self.has[n], self.all) for n in self.m.locs}
+        self._goal = {n: B.If(self.has[n], self.src[n], self.val[n]) for n in self.m.locs}
 
     def hg(self, n: str):
-        return self._hg[n] if n in LOCS else False
+        return self._hg[n] if n in self.m.locs else False
 
     def goal(self, n: str):
         return self._goal[n]
 
     def pending(self, c: dict, n: str):
-        if n not in LOCS:
+        if n not in self.m.locs:
             return False
         return self.B.And(self.hg(n), c[n] != self.goal(n))
 
     def fin(self, c: dict, n: str):
-        if n not in LOCS:
+        if n not in self.m.locs:
             return False
         return self.B.And(self.hg(n), c[n] == self.goal(n))
 
     def held(self, c: dict, v, but: str | None = None):
-        return self.B.some(c[u] == v for u in UNITS if u != but)
+        """Is ``v`` in a unit other than ``but`` a one-unit mov reads?  md's
+        units count only for md's own values (the pair load's sources):
+        another value stored in md is read back by nothing in the model."""
+        B = self.B
+        mine = B.Or(*[v == self.val[u] for u in self.m.pair])
+        return B.Or(B.some(c[u] == v for u in self.m.units
+                           if u != but and u not in self.m.pair),
+                    B.And(mine, B.some(c[u] == v for u in self.m.pair if u != but)))
 
     def inv(self, c: dict):
         B = self.B
         return B.every(B.Not(B.And(self.pending(c, n), self.goal(n) != self.imm7,
                                    B.Not(self.held(c, self.goal(n)))))
-                       for n in LOCS)
+                       for n in self.m.locs)
 
     def keeps(self, c: dict, c2: dict, allow: str | None, mutant: str | None = None):
         B = self.B
         kept = B.every(B.Not(B.And(self.fin(c, n), B.Not(self.fin(c2, n))))
-                       for n in LOCS if n != allow)
+                       for n in self.m.locs if n != allow)
         if mutant == "borrow_unchecked" and allow is not None:
             return kept    # a borrow admitted without INV: the save may be missing
         return B.And(kept, self.inv(c2))
 
     def needed(self, c: dict, v):
-        return self.B.some(self.B.And(self.pending(c, n), self.goal(n) == v) for n in LOCS)
+        return self.B.some(self.B.And(self.pending(c, n), self.goal(n) == v) for n in self.m.locs)
 
     def blocked(self, c: dict, d: str):
         B = self.B
@@ -236,17 +289,19 @@ class Request:
         B = self.B
         return B.And(*[B.And(B.Not(B.And(self.has[n], c[n] != self.src[n])),
                              B.Not(B.And(B.Not(self.has[n]), self.all, c[n] != self.val[n])))
-                       for n in LOCS])
+                       for n in self.m.locs])
 
     def done(self, c: dict):
-        return self.B.every(self.B.Not(self.pending(c, n)) for n in LOCS)
+        return self.B.every(self.B.Not(self.pending(c, n)) for n in self.m.locs)
 
 
 def after(req: Request, c: dict, ops) -> dict:
     c2 = dict(c)
     for op in ops:
         dst, src = op[:2]
-        if len(op) == 3:        # a swap
+        if len(op) == 3 and op[2] == "pair":   # both halves at once
+            c2.update({x: c2[y] for x, y in zip(dst, src)})
+        elif len(op) == 3:        # a swap
             c2[dst], c2[src] = c2[src], c2[dst]
         else:
             c2[dst] = req.imm7 if src == IMM else c2[src]
@@ -272,9 +327,22 @@ def guard(req: Request, c: dict, st: Step, mutant: str | None = None):
     if st.kind == "bpark":
         pre = B.And(g != req.imm7, req.pending(c, st.d), req.fin(c, st.r))
         # the code's _trial: kept only if d is written at once
-        then = [s for s in steps(mutant) if s.cls == "move" and s.d == st.d]
+        then = [s for s in steps(mutant, False, req.m) if s.cls == "move" and s.d == st.d]
         return B.then(pre, lambda: B.And(keeps(), B.some(guard(req, c2, s, mutant)
                                                           for s in then)))
+    if st.kind == "pair":
+        # both halves at once (after a load of one, for a store): each
+        # destination unit gets its goal, one was pending
+        dst, src = st.ops[-1][:2]
+        # (the code moves a list only as the request's job: a load only
+        # where the list's goals are md's own values, as in [a, b] <- md)
+        own = [req.goal(x) == req.val[y] for x, y in zip(dst, src) if y in req.m.pair]
+        pre = B.And(B.Or(*[req.pending(c, x) for x in dst]), *own,
+                    *[B.And(req.hg(x), req.goal(x) == c2[x], req.goal(x) != req.imm7)
+                      for x in dst])
+        if mutant == "pair_unchecked":
+            return pre      # a pair move admitted without the invariant
+        return B.then(pre, keeps)
     want = req.imm7 if st.src is None else c[st.src]
     # a constant's destination is written with the constant only
     pre = B.And(g == want, g == req.imm7 if st.src is None else g != req.imm7,
@@ -288,7 +356,7 @@ def guard(req: Request, c: dict, st: Step, mutant: str | None = None):
 
 def admitted(req: Request, c: dict, mutant: str | None = None,
              swaps: bool = False) -> list[tuple[Step, object]]:
-    return [(st, guard(req, c, st, mutant)) for st in steps(mutant, swaps)]
+    return [(st, guard(req, c, st, mutant)) for st in steps(mutant, swaps, req.m)]
 
 
 def park_rank(req: Request, d: str):
@@ -296,7 +364,7 @@ def park_rank(req: Request, d: str):
     its own value) in request order, then restore jobs (a borrowed
     register, whose goal is its own value)."""
     own = req.B.Not(req.B.And(req.has[d], req.src[d] != req.val[d]))
-    return req.B.If(own, len(LOCS), 0) + LOCS.index(d)
+    return req.B.If(own, len(req.m.locs), 0) + req.m.locs.index(d)
 
 
 def first_park(req: Request, adm: list, st: Step):
@@ -315,42 +383,61 @@ def first_park(req: Request, adm: list, st: Step):
 
 
 @functools.cache
-def _sorts():
-    V, vals = z3.EnumSort("RunVal", [f"r_{u}" for u in UNITS] + ["r_imm7"])
-    return V, dict(zip(UNITS, vals[:5])), vals[5]
+def _sorts(m: Mach = TREG):
+    tag = "" if m == TREG else f"_{m.name}"
+    V, vals = z3.EnumSort(f"RunVal{tag}", [f"r{tag}_{u}" for u in m.units] + [f"r{tag}_imm7"])
+    return V, dict(zip(m.units, vals[:-1])), vals[-1]
 
 
-def symbolic_request() -> Request:
-    V, val, imm7 = _sorts()
-    src = {n: z3.Const(f"run_src_{n}", V) for n in LOCS}
-    has = {n: z3.Bool(f"run_has_{n}") for n in LOCS}
-    return Request(ZB, src, has, z3.Bool("run_all"), val, imm7)
+def symbolic_request(m: Mach = TREG) -> Request:
+    V, val, imm7 = _sorts(m)
+    tag = "" if m == TREG else f"_{m.name}"
+    src = {n: z3.Const(f"run{tag}_src_{n}", V) for n in m.locs}
+    has = {n: z3.Bool(f"run{tag}_has_{n}") for n in m.locs}
+    return Request(ZB, src, has, z3.Bool(f"run{tag}_all"), val, imm7, m)
 
 
 def request_domain(req: Request) -> list:
-    """Sources are the four locations' values or the constant (never t's)."""
-    return [z3.Or(*[req.src[n] == req.val[m] for m in LOCS], req.src[n] == req.imm7)
-            for n in LOCS]
+    """Sources are the four locations' values or the constant (never t's);
+    on tpair: a, b, m0 get a source among a, b, m0 or 7, md the list [a, b]
+    or [b, a], or [a, b] gets md (never with md <- [a, b] or [b, a]: that
+    cycle of a pair has no break on this machine, the greedy steps give up)."""
+    m = req.m
+    if not m.pair:
+        return [z3.Or(*[req.src[n] == req.val[u] for u in m.locs], req.src[n] == req.imm7)
+                for n in m.locs]
+    d0, d1 = m.pair
+    v, src, has = req.val, req.src, req.has
+    ones = [n for n in m.locs if n not in m.pair]
+    load = z3.And(has["a"], has["b"], src["a"] == v[d0], src["b"] == v[d1])
+    return [has[d0] == has[d1],
+            z3.Implies(has[d0], z3.Or(z3.And(src[d0] == v["a"], src[d1] == v["b"]),
+                                      z3.And(src[d0] == v["b"], src[d1] == v["a"]))),
+            z3.Not(z3.And(has[d0], load))] + [
+        z3.Or(load if n != "m0" else False, z3.Or(*[src[n] == v[u] for u in ones],
+                                                  src[n] == req.imm7)) for n in ones]
 
 
 def unroll(req: Request, k: int, mutant: str | None = None, swaps: bool = False):
     """States c_0..c_k of any run of k steps (a stopped run stays put),
     the constraints, and per step the selector terms of each class."""
-    V, _, _ = _sorts()
+    m = req.m
+    V, _, _ = _sorts(m)
+    tag = "" if m == TREG else f"_{m.name}"
     cs = [dict(req.val)]
-    hyps: list = [z3.Int("run_owe0") == -1]
+    hyps: list = [z3.Int(f"run{tag}_owe0") == -1]
     used: list[dict] = []
     for i in range(k):
         c = cs[-1]
-        owe = z3.Int(f"run_owe{i}")
-        nxt = {u: z3.Const(f"run_c{i + 1}_{u}", V) for u in UNITS}
+        owe = z3.Int(f"run{tag}_owe{i}")
+        nxt = {u: z3.Const(f"run{tag}_c{i + 1}_{u}", V) for u in m.units}
         adm = admitted(req, c, mutant, swaps)
-        ch = z3.Int(f"run_choice{i}")
+        ch = z3.Int(f"run{tag}_choice{i}")
         # owe: after a borrow's park, d is written at once (a move of d)
-        owe_next = z3.Int(f"run_owe{i + 1}")
-        owes = [z3.And(owe == LOCS.index(st.d), ch == j) for j, (st, _) in enumerate(adm)
+        owe_next = z3.Int(f"run{tag}_owe{i + 1}")
+        owes = [z3.And(owe == m.locs.index(st.d), ch == j) for j, (st, _) in enumerate(adm)
                 if st.cls == "move"]
-        ow = [owe == j for j in range(len(LOCS))]
+        ow = [owe == j for j in range(len(m.locs))]
         # which class may run: the first with an admitted step
         any_cls = {k_: z3.Or(*[g for st, g in adm if st.cls == k_]) for k_ in CLASSES}
         may = {"move": any_cls["move"],
@@ -366,25 +453,27 @@ def unroll(req: Request, k: int, mutant: str | None = None, swaps: bool = False)
         hyps.append(z3.Implies(z3.Or(*ow), z3.Or(*owes)))
         for j, (st, g) in enumerate(adm):
             c2 = after(req, c, st.ops)
-            owed = LOCS.index(st.d) if st.kind == "bpark" else -1
+            owed = m.locs.index(st.d) if st.kind == "bpark" else -1
             hyps.append(z3.Implies(ch == j, z3.And(
                 g, z3.Or(may[st.cls], z3.Or(*ow)), first_park(req, adm, st),
-                *[nxt[u] == c2[u] for u in UNITS], owe_next == owed)))
+                *[nxt[u] == c2[u] for u in m.units], owe_next == owed)))
             sel[st.cls].append(ch == j)
             if st.r is not None:
                 bor.append(ch == j)
             if st.kind == "swap":
                 swp.append(ch == j)
         hyps.append(z3.Implies(ch == stop, z3.And(*[z3.Not(a) for a in any_cls.values()],
-                                                  *[nxt[u] == c[u] for u in UNITS],
+                                                  *[nxt[u] == c[u] for u in m.units],
                                                   owe_next == owe)))
         # no free register: t holds a needed value (not the constant), a and b
         # are finished or hold one, and some unit is pending
         live = lambda r: z3.And(c[r] != req.imm7, req.needed(c, c[r]))  # noqa: E731
-        no_free = z3.And(live("t"), *[z3.Or(req.fin(c, r), live(r)) for r in ("a", "b")],
+        no_free = z3.And(*[live(r) for r in m.regs if r not in m.locs],
+                         *[z3.Or(req.fin(c, r), live(r)) for r in m.regs if r in m.locs],
                          z3.Not(req.done(c)))
         used.append({k_: z3.Or(*v) for k_, v in sel.items()} | {
             "borrow": z3.Or(*bor), "swap": z3.Or(*swp),
+            "pair": z3.Or(*[ch == j for j, (st, _) in enumerate(adm) if st.kind == "pair"]),
             "park": z3.Or(*[ch == j for j, (st, _) in enumerate(adm) if st.kind == "park"]),
             "no free register": no_free})
         cs.append(nxt)
@@ -394,7 +483,8 @@ def unroll(req: Request, k: int, mutant: str | None = None, swaps: bool = False)
 #: the bound: every run of the model stops within K[swaps, spare] steps
 #: (treg, treg-swap; every request, or those that leave b alone: --quick);
 #: each tight (the claim's witness)
-K = {(False, None): 10, (False, "b"): 7, (True, None): 7, (True, "b"): 5}
+K = {(False, None): 10, (False, "b"): 7, (True, None): 7, (True, "b"): 5,
+     ("tpair", None): 6}
 
 
 #: the requests a mutant's claim asks about: contract all, every location a
@@ -404,19 +494,19 @@ FULL_PART = (True, (True, True, True, True))
 
 def run_claim(ledger: Ledger, k: int | None = None, mutant: str | None = None,
               timeout_ms: int = 600_000, spare: str | None = None,
-              part: tuple | None = None, swaps: bool = False) -> str:
+              part: tuple | None = None, swaps: bool = False, m: Mach = TREG) -> str:
     """For every request and every run of the model: after k steps no unit
     is pending and the contract holds.  ``spare``: only the requests that
     leave that location alone (``--quick``); ``part``: only the requests
     with that (contract all?, destinations) (a mutant's claim)."""
-    k = k if k is not None else K[swaps, spare]
-    req = symbolic_request()
+    k = k if k is not None else K[m.name if m.pair else swaps, spare]
+    req = symbolic_request(m)
     cs, hyps, used = unroll(req, k, mutant, swaps)
     hyps = request_domain(req) + hyps
     if spare is not None:
         hyps.append(z3.Not(req.has[spare]))
     if part is not None:
-        hyps += [req.all == part[0]] + [req.has[n] == h for n, h in zip(LOCS, part[1])]
+        hyps += [req.all == part[0]] + [req.has[n] == h for n, h in zip(m.locs, part[1])]
     goal = z3.And(req.done(cs[-1]), req.contract(cs[-1]))
     witnesses = {
         "a run reaches a state with no free register (a, b finished or holding the only "
@@ -424,7 +514,11 @@ def run_claim(ledger: Ledger, k: int | None = None, mutant: str | None = None,
             z3.Or(*[u["no free register"] for u in used]),
         "a run borrows a register": z3.Or(*[u["borrow"] for u in used]),
         "a run parks a blocked value": z3.Or(*[u["park"] for u in used]),
-    } if not swaps else {
+    } if not swaps and not m.pair else {
+        "a run uses a pair move": z3.Or(*[u["pair"] for u in used]),
+        "a run borrows a register": z3.Or(*[u["borrow"] for u in used]),
+        "a run parks a blocked value": z3.Or(*[u["park"] for u in used]),
+    } if m.pair else {
         "a run swaps": z3.Or(*[u["swap"] for u in used]),
         "a run parks a blocked value": z3.Or(*[u["park"] for u in used]),
     }
@@ -432,7 +526,7 @@ def run_claim(ledger: Ledger, k: int | None = None, mutant: str | None = None,
         witnesses["a run is still short of its contract after K - 1 steps (K is tight)"] = \
             z3.Not(req.done(cs[-2]))
         witnesses["the contract is loops and some location is not a destination"] = z3.And(
-            z3.Not(req.all), z3.Or(*[z3.Not(req.has[n]) for n in LOCS]))
+            z3.Not(req.all), z3.Or(*[z3.Not(req.has[n]) for n in m.locs]))
     return prove(goal, hyps, timeout_ms, ledger, witnesses=witnesses)[0]
 
 
@@ -441,20 +535,29 @@ def run_claim(ledger: Ledger, k: int | None = None, mutant: str | None = None,
 # ---------------------------------------------------------------------------
 
 
-def concrete_request(mm, preserve: str) -> Request:
-    """The model's request for a ``MachineMove`` of treg."""
+def concrete_request(mm, preserve: str, m: Mach = TREG) -> Request:
+    """The model's request for a ``MachineMove`` of treg (or tpair: md's
+    list source and the list [a, b]'s source md, unit by unit)."""
     from verified.core import machine as M
-    val = {u: f"v_{u}" for u in UNITS}
-    src = {n: val[n] for n in LOCS}
-    has = {n: False for n in LOCS}
+    val = {u: f"v_{u}" for u in m.units}
+    src = {n: val[n] for n in m.locs}
+    has = {n: False for n in m.locs}
     for d, s in mm.moves:
-        n = d.parts[0]
-        has[n] = True
-        src[n] = "v_imm7" if isinstance(s, M.Imm) else val[s.parts[0]]
-    return Request(PyB, src, has, preserve == "all", val, "v_imm7")
+        dst = m.pair if d.parts == ("md",) else d.parts
+        if isinstance(s, M.Imm):
+            srcs = ["v_imm7"]
+        else:
+            srcs = [val[u] for u in (m.pair if s.parts == ("md",) else s.parts)]
+        for n, v in zip(dst, srcs):
+            has[n], src[n] = True, v
+    return Request(PyB, src, has, preserve == "all", val, "v_imm7", m)
 
 
-def _ops_of(mops) -> list[tuple[str, str]]:
+def _unit(p, m: Mach):
+    return m.pair if p.parts == ("md",) else p.parts if len(p.parts) > 1 else p.parts[0]
+
+
+def _ops_of(mops, m: Mach = TREG) -> list[tuple]:
     from verified.core import machine as M
     out: list[tuple] = []
     for op in mops:
@@ -462,8 +565,11 @@ def _ops_of(mops) -> list[tuple[str, str]]:
             out.append((op.a.parts[0], op.b.parts[0], "swap"))
         elif not isinstance(op, M.MMov):
             raise ValueError(f"not a mov or swap: {M.format_mop(op)}")
+        elif isinstance(op.src, M.Imm):
+            out.append((op.dst.parts[0], IMM))
         else:
-            out.append((op.dst.parts[0], IMM if isinstance(op.src, M.Imm) else op.src.parts[0]))
+            dst, src = _unit(op.dst, m), _unit(op.src, m)
+            out.append((dst, src, "pair") if isinstance(dst, tuple) else (dst, src))
     return out
 
 
@@ -478,7 +584,7 @@ def follow(req: Request, ops: list, mutant: str | None = None,
     while True:
         adm: list = []
         for first in CLASSES:     # the first class with an admitted step
-            adm = [st for st in steps(mutant, swaps) if st.cls == first
+            adm = [st for st in steps(mutant, swaps, req.m) if st.cls == first
                    and guard(req, c, st, mutant)
                    and (owe is None or st.d == owe)]
             if adm or owe is not None:    # an owed write is a move of d
@@ -506,23 +612,28 @@ def follow(req: Request, ops: list, mutant: str | None = None,
 
 
 def code_link(ledger: Ledger, resolver=None, mutant: str | None = None,
-              spare: str | None = None, swaps: bool = False) -> tuple[str, int, str]:
+              spare: str | None = None, swaps: bool = False,
+              mach: Mach = TREG) -> tuple[str, int, str]:
     """(result, requests followed, first disagreement) for the real greedy
-    steps on every request of treg, both contracts."""
-    from tests.machines.resolve_cases import requests, small
+    steps on every request of treg (or tpair), both contracts."""
+    from tests.machines.resolve_cases import pair_requests, requests, small, small_pair
     from verified.algorithms import resolve as R
 
-    m = small(swap="swaps" if swaps else "noswap", m2m=False, imm_mem=False, temp="treg")
+    if mach.pair:
+        cases = pair_requests(small_pair())
+    else:
+        cases = requests(small(swap="swaps" if swaps else "noswap", m2m=False, imm_mem=False,
+                               temp="treg"), "treg")
     run = resolver or (lambda mm, p: R.greedy(mm, p))
     t0 = time.perf_counter()
     n, detail = 0, ""
-    for mm in requests(m, "treg"):
+    for mm in cases:
         if spare and any(str(d) == spare for d, _ in mm.moves):
             continue
         for preserve in ("all", "loops"):
             try:
-                why = follow(concrete_request(mm, preserve), _ops_of(run(mm, preserve)), mutant,
-                             swaps=swaps)
+                why = follow(concrete_request(mm, preserve, mach),
+                             _ops_of(run(mm, preserve), mach), mutant, swaps=swaps)
             except Exception as e:  # the code refused or crashed: the model never does
                 why = f"raised {type(e).__name__}: {e}"
             n += 1

@@ -37,6 +37,32 @@ def requests(m: M.Machine, temp: str = "none"):
         yield M.MachineMove.make(m, moves, TEMPS[temp])
 
 
+def small_pair() -> M.Machine:
+    """treg with m1 replaced by a two-unit slot md and AArch64's LDP/STP:
+    pair moves between md and a list of two registers (``tpair`` of
+    ``proofs/resolve_run.py``)."""
+    return M.machine({"name": "small-tpair", "classes": {"gpr": {"registers": ["a", "b", "t"]}},
+                      "stack": [{"names": ["m0"], "width": 1}, {"names": ["md"], "width": 2}],
+                      "swap": [], "mem_to_mem": False, "immediate_to": ["reg"],
+                      "pair_moves": [{"pair": "gpr", "with": "mem"}]})
+
+
+def pair_requests(m: M.Machine):
+    """md gets [a, b], [b, a] or nothing; [a, b] gets md, or a, b, m0 each
+    one of a, b, m0, the immediate 7, or nothing (m0 too beside [a, b] <- md);
+    never md <- [a, b] or [b, a] with [a, b] <- md (a cycle of a pair, where
+    the greedy steps give up): 3 x (5 + 5**3) - 2 x 5 = 380 moves."""
+    ones = [None, "a", "b", "m0", {"imm": 7}]
+    for md in (None, ["a", "b"], ["b", "a"]):
+        head = [["md", md]] if md else []
+        for m0 in ones if md is None else ():
+            yield M.MachineMove.make(m, [[["a", "b"], "md"]] + ([["m0", m0]] if m0 else []),
+                                     ["t"])
+        for a, b, m0 in itertools.product(ones, repeat=3):
+            yield M.MachineMove.make(m, head + [[d, s] for d, s in (("a", a), ("b", b),
+                                                                    ("m0", m0)) if s], ["t"])
+
+
 #: the variants every run of the test suite covers (the brief's: full, no
 #: swap, no mem_to_mem, no free register, and with a free one)
 VARIANTS = [

@@ -140,3 +140,45 @@ def test_the_code_runs_on_the_swap_machine_are_runs_of_the_model():
         "the model stops after 1 operations, the code goes on: [('t', 'm0'), "
         "('m1', 't', 'swap'), ('m0', 't')]")
 
+
+
+def test_the_code_runs_on_the_pair_machine_are_runs_of_the_model():
+    """tpair (a two-unit slot md, pair moves md <-> [x, y]): the code's runs
+    on every request (380 x 2) are runs of the model, a pair move one step;
+    a run that loads [a, b] from md before m0 has read a's value is not."""
+    from proofs import resolve_run as RUN
+    from tests.machines.resolve_cases import small_pair
+    from verified.core import machine as M
+    led = Ledger()
+    assert RUN.code_link(led, mach=RUN.TPAIR) == ("enumerated", 760, "")
+    m = small_pair()
+    mm = M.MachineMove.make(m, [["md", ["a", "b"]], ["a", "b"], ["b", "a"],
+                                ["m0", {"imm": 7}]], ["t"])
+    req = RUN.concrete_request(mm, "all", RUN.TPAIR)
+    ops = RUN._ops_of(R.greedy(mm, "all"), RUN.TPAIR)
+    taken: list = []
+    assert RUN.follow(req, ops, taken=taken) == ""
+    assert taken == ["mov md <- [a, b]", "park a in t", "mov a <- b", "mov b <- t",
+                     "imm m0 via t"]
+    mm = M.MachineMove.make(m, [[["a", "b"], "md"], ["m0", "a"]], ["t"])
+    req = RUN.concrete_request(mm, "all", RUN.TPAIR)
+    ops = RUN._ops_of(R.greedy(mm, "all"), RUN.TPAIR)
+    assert ops == [("m0", "a"), (("a", "b"), ("d0", "d1"), "pair")]
+    assert RUN.follow(req, ops[::-1]) == (
+        "after 0 operations the code does [(('a', 'b'), ('d0', 'd1'), 'pair'), ('m0', 'a')], "
+        "not an admitted move step (admitted: ['mov m0 <- a'])")
+    assert RUN.follow(req, ops, mutant="no_pair_step") == (
+        "the model stops after 1 operations, the code goes on: "
+        "[(('a', 'b'), ('d0', 'd1'), 'pair')]")
+
+
+def test_the_whole_run_on_the_pair_machine_is_proved_and_its_twin_refuted():
+    """The bounded whole-run claim on tpair (K = 6, tight, with its
+    witnesses), and pair_unchecked (a pair move without THE invariant)
+    refuted."""
+    from proofs import resolve_run as RUN
+    led = Ledger()
+    assert RUN.run_claim(led, m=RUN.TPAIR) == "proved"
+    assert led.vacuous == [] and len(led.witnesses) == 5, led.witnesses
+    assert RUN.run_claim(Ledger(), k=5, m=RUN.TPAIR) == "refuted"
+    assert RUN.run_claim(Ledger(), mutant="pair_unchecked", m=RUN.TPAIR) == "refuted"
