@@ -89,7 +89,6 @@ TREG = Mach("treg", ("a", "b", "t", "m0", "m1"), ("a", "b", "t"), ("a", "b", "m0
 #: gpr <-> mem: ``mov md, [x, y]`` (STP) and ``mov [x, y], md`` (LDP)
 TPAIR = Mach("tpair", ("a", "b", "t", "m0", "d0", "d1"), ("a", "b", "t"),
              ("a", "b", "m0", "d0", "d1"), ("d0", "d1"))
-UNITS, REGS, LOCS = TREG.units, TREG.regs, TREG.locs
 
 
 def is_slot(u: str, m: Mach = TREG) -> bool:
@@ -481,8 +480,9 @@ def unroll(req: Request, k: int, mutant: str | None = None, swaps: bool = False)
 
 
 #: the bound: every run of the model stops within K[swaps, spare] steps
-#: (treg, treg-swap; every request, or those that leave b alone: --quick);
-#: each tight (the claim's witness)
+#: (treg, treg-swap; every request, or those that leave b alone: --quick;
+#: tpair under its own name, every request in --quick too); each tight (the
+#: claim's witness)
 K = {(False, None): 10, (False, "b"): 7, (True, None): 7, (True, "b"): 5,
      ("tpair", None): 6}
 
