@@ -51,6 +51,29 @@ def proof_modules() -> list[str]:
 
 
 def collect(names: list[str], quick: bool, moonshot: bool = False) -> tuple[list[dict], list[str]]:
+    """Every module's rows, each module run in a process of its own forked
+    from this one (a planted mutant installed here is inherited): Z3's
+    global context keeps every term made before, which changes how a later
+    query is searched, so a module's verdicts must not depend on which
+    modules ran before it (one unbounded shuf lemma came out unknown after
+    the resolver's whole-run rows, and proved alone)."""
+    import concurrent.futures
+    import multiprocessing
+    rows: list[dict] = []
+    errors: list[str] = []
+    for name in names:
+        with concurrent.futures.ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("fork")) as pool:
+            try:
+                got, errs = pool.submit(_collect_here, [name], quick, moonshot).result()
+            except Exception:  # the process died: a failure, never a verdict
+                got, errs = [], [f"proofs.{name}: its process failed\n{traceback.format_exc()}"]
+        rows += got
+        errors += errs
+    return rows, errors
+
+
+def _collect_here(names: list[str], quick: bool, moonshot: bool) -> tuple[list[dict], list[str]]:
     rows: list[dict] = []
     errors: list[str] = []
     for name in names:
