@@ -325,23 +325,18 @@ class _Run:
         value held only inside a wider register without parts, e.g. the
         low half of ``d28`` on armv7-vfp, cannot be read alone)."""
         allow = set(allow)
-        if self.jobs:
-            held_as = _HeldAs(after, self.f.by_first)
-            for j in self.jobs:
-                if j.imm is None and tuple(after[u] for u in j.dst.units) != j.want \
-                        and not _findable(j.dst, j.want, held_as):
-                    return False
-        held = None
+        held_as = _HeldAs(after, self.f.by_first)
+        for j in self.jobs:
+            if j.imm is None and tuple(after[u] for u in j.dst.units) != j.want \
+                    and not _findable(j.dst, j.want, held_as):
+                return False
         for u, g in self.goal.items():
             if after[u] == g:
                 continue
             if self.cur[u] == g and u not in allow:
                 return False
-            if not _is_imm(g):
-                if held is None:
-                    held = set(after.values())
-                if g not in held:
-                    return False
+            if not _is_imm(g) and g not in held_as.holders():
+                return False
         return True
 
     def feasible(self, ops: Sequence[Op], allow: Iterable = ()) -> bool:
@@ -1126,15 +1121,20 @@ class _HeldAs:
         self.by_first = by_first
         self.by_value: "dict | None" = None
 
-    def __contains__(self, want: tuple) -> bool:
-        if not want:
-            return bool(self.by_first.get(None))
+    def holders(self) -> dict:
+        """Each value ``after`` holds, and the units that hold it (made on
+        first use, once per state)."""
         if self.by_value is None:
             self.by_value = {}
             for u, v in self.after.items():
                 self.by_value.setdefault(v, []).append(u)
+        return self.by_value
+
+    def __contains__(self, want: tuple) -> bool:
+        if not want:
+            return bool(self.by_first.get(None))
         after = self.after
-        for u in self.by_value.get(want[0], ()):
+        for u in self.holders().get(want[0], ()):
             for p in self.by_first.get(u, ()):
                 if len(p.units) == len(want) and all(after[x] == w for x, w in zip(p.units, want)):
                     return True
