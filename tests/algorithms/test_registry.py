@@ -6,11 +6,13 @@ or ``optimal``, survived ``make mutation`` before these tests.)"""
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
 from verified.algorithms import ALGORITHMS, solve
 from verified.algorithms.optimum import moves_plus_cycles
-from verified.algorithms.registry import algorithm, raw_definitions
+from verified.algorithms.registry import _asked_contract, algorithm, raw_definitions
 from verified.core.oracle import PostconditionError
 from verified.core.semantics import Mov, ParallelMove, PreconditionError, Swap
 
@@ -108,6 +110,52 @@ def test_a_loops_algorithm_is_checked_against_the_contract_it_was_asked_for(regi
         a(pm, preserve="all")
     with pytest.raises(PostconditionError, match="r2 is not a destination"):
         a(pm)  # the default contract is the function's own default
+
+
+def _bound_contract(fn, args: tuple, kwargs: dict, fallback):
+    """What the wrapper read before it read the keywords: the signature bound."""
+    bound_args = inspect.signature(fn).bind(SWAP, *args, **kwargs)
+    bound_args.apply_defaults()
+    if fallback is None:
+        return bound_args.arguments["preserve"]
+    return bound_args.arguments.get("preserve", fallback)
+
+
+def _outcome(f, *args) -> tuple:
+    try:
+        return ("contract", f(*args))
+    except (TypeError, KeyError) as e:
+        return ("raises", type(e))
+
+
+def test_the_contract_asked_for_is_what_binding_the_call_says():
+    """``_asked_contract`` reads ``preserve`` from the keywords when it can:
+    the same answer as binding the call, for every signature and call shape
+    here (positional, by keyword, defaulted, beside other keywords, a
+    ``preserve`` without default or positional only, none at all), the
+    error included where binding refuses a call the function accepts."""
+    def plain(pm, preserve="all"): ...
+    def keyword_only(pm, *, trace=None, preserve="loops"): ...
+    def with_extra(pm, temp="t", preserve="all", **more): ...
+    def positional_only(pm, preserve="all", /, **more): ...
+    def no_default(pm, preserve): ...
+    def without(pm, trace=None): ...
+    calls = [((), {}), ((), {"preserve": "loops"}), ((), {"preserve": "all", "trace": []}),
+             (("loops",), {}), (("t", "loops"), {}), ((), {"trace": []}), ((), {"x": 1})]
+    compared = 0
+    for fn in (plain, keyword_only, with_extra, positional_only, no_default, without):
+        asked = _asked_contract(inspect.signature(fn))
+        for args, kwargs in calls:
+            try:
+                fn(SWAP, *args, **kwargs)
+            except TypeError:
+                continue  # a call the function itself refuses: the wrapper never asks
+            for fallback in (None, "all"):
+                assert (_outcome(asked, SWAP, args, kwargs, fallback)
+                        == _outcome(_bound_contract, fn, args, kwargs, fallback)), (
+                    fn, args, kwargs, fallback)
+                compared += 1
+    assert compared == 50
 
 
 def test_registration_refuses_nonsense(register):

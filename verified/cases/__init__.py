@@ -12,6 +12,7 @@ from .moves import (
     random_case_stream,
     random_cases,
     random_moves,
+    register_map_moves,
     register_maps,
     reorder_moves,
     shape_case_count,
@@ -30,6 +31,6 @@ from .tapes import (
 
 __all__ = ["Case", "exhaustive_cases", "exhaustive_count", "no_fan_out", "out_degree_1_rtg",
            "random_case", "random_case_stream", "random_cases", "random_moves",
-           "register_maps", "reorder_moves", "shape_case_count", "shape_cases",
+           "register_map_moves", "register_maps", "reorder_moves", "shape_case_count", "shape_cases",
            "shrink_candidates", "STATE_EXAMPLES", "TapeCase", "exhaustive_tape_count",
            "exhaustive_tapes", "random_tape", "random_tape_stream", "shrink_tape_candidates"]

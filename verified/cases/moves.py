@@ -3,6 +3,7 @@ benchmarks use, once.
 
 * ``register_maps(n)``: all n^n total maps (the shuffling write-up's
   ``want[]``: register d receives the original value of ``want[d]``);
+  ``register_map_moves(n)`` the same maps as their moves;
 * ``exhaustive_cases(N)``: every parallel move over r0..r{n-1} for n <= N,
   partial ones included ((n+1)^n for each n);
 * ``random_case`` / ``random_cases`` / ``random_case_stream``: seeded
@@ -37,6 +38,21 @@ def register_maps(n: int, first: int | None = None) -> Iterator[tuple[int, ...]]
     for head in heads:
         for rest in itertools.product(range(n), repeat=n - 1):
             yield (head, *rest)
+
+
+def register_map_moves(n: int, first: int | None = None
+                       ) -> Iterator[tuple[tuple[int, int], ...]]:
+    """``register_maps(n, first)`` as moves, in the same order: for each
+    map ``want``, ``tuple(enumerate(want))``, the pairs (d, want[d]) of
+    every register d.  Packed by ``itertools.product`` over each register's
+    n moves (one shared (d, s) tuple each), so no map is built pair by pair
+    in Python (the exhaustive checks' hot loop)."""
+    if n == 0:
+        return iter(())  # as register_maps: no map on no registers
+    choices = [[(d, s) for s in range(n)] for d in range(n)]
+    if first is not None:
+        choices[0] = [(0, first)]
+    return itertools.product(*choices)
 
 
 class Case(NamedTuple):

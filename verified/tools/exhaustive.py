@@ -6,10 +6,15 @@ verify``), by ``make bench`` and by ``smallest_failure``.
 
 Each input is judged twice, independently: by the algorithm's own run-time
 postcondition (``oracle.ensure``: implements + its length bound, which must
-be switched on) and by a direct check here against the request and the
-model the registry names (``oracle.rejudge``: the postcondition's verdict
-only when it was computed on exactly that move, those operations, that
-model and contract, else ``implements`` afresh).
+be switched on) and by a direct check here (``direct_check``) of the
+operations against the map itself, not the request built from it: every
+operation one of the model's the registry names, every location it names
+r0..r{n-1} or the temporary, and, run through the one interpreter
+(``semantics.execute``), register d ends with the original value of
+want[d].  The direct check computes its own answer, never the oracle's
+(it shares only the interpreter); when it rejects, the failure is worded as
+``oracle.implements`` words it, and if the oracle accepts what the direct
+check rejects, the failure says that the two judgements disagree.
 """
 
 from __future__ import annotations
@@ -19,9 +24,9 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 
 from ..algorithms import ALGORITHMS, solve
-from ..cases import register_maps
+from ..cases import register_map_moves
 from ..core import oracle
-from ..core.semantics import ParallelMove, PreconditionError
+from ..core.semantics import MODELS, Location, Operation, ParallelMove, PreconditionError, execute
 
 #: The temporary offered to temp-model algorithms.
 TEMP = "t"
@@ -64,25 +69,71 @@ class Result:
         return self.checked / self.seconds if self.seconds else float("inf")
 
 
+def direct_check(moves: tuple[tuple[int, int], ...], ops: list[Operation],
+                 kinds: tuple[type, ...], names: frozenset) -> str | None:
+    """Why ``ops`` does not implement the total map ``moves`` (the pairs
+    (d, want[d]) of every register d of the file), or None: an operation
+    not of ``kinds`` (the model's), a location outside ``names`` (the file
+    and the temporary) read or written, or a register d that does not end
+    with the original value of want[d].  Every register is a destination,
+    so no other register must keep its own value; the temporary's final
+    value does not matter."""
+    for op in ops:
+        if not isinstance(op, kinds):
+            return f"{op} is not an operation of the model"
+        if not names.issuperset(op.reads()):
+            return f"{op} reads a location outside the file and the temporary"
+    state = execute(ops)
+    # execute's state holds exactly the locations written (every other one
+    # still holds its own value): the writes are checked all at once
+    if not names.issuperset(state):
+        return "a location outside the file and the temporary is written"
+    get = state.get
+    for d, s in moves:
+        if get(d, d) != s:
+            return f"r{d} does not end with the original value of r{s}"
+    return None
+
+
+def _reason(pm: ParallelMove, ops: list[Operation], model: str, why: str) -> str:
+    """The failure's words for operations the direct check rejected
+    (``why``): the oracle's, or when the oracle accepts them, that the two
+    judgements disagree (a bug in one of them)."""
+    verdict = oracle.implements(pm, ops, model)
+    if verdict.ok:
+        return f"the oracle accepts this sequence, the direct check does not: {why}"
+    return verdict.reason if verdict.reason is not None else why
+
+
 def _check_chunk(args: tuple[str, int, int | None, int]) -> Result:
     name, n, first, keep = args
     if not oracle.CONTRACTS_ON:
         raise RuntimeError("exhaustive checks need run-time contracts on (VERIFIED_CONTRACTS != 0)")
     model = ALGORITHMS[name].model
+    temps: tuple[Location, ...] = (TEMP,) if model == "temp" else ()
+    kinds = MODELS.get(model, ())  # a machine algorithm: solve refuses it first
+    names = frozenset((*range(n), *temps))
+    trusted = ParallelMove.trusted
     result = Result(name, n)
-    for want in register_maps(n, first):
-        pm = request_for(want, model)
-        result.checked += 1
+    checked = 0
+    for moves in register_map_moves(n, first):
+        # the generator is trusted code: its maps are valid by construction
+        # (distinct destinations r0..r{n-1}, sources in the file, the
+        # temporary outside it), so the request is built unchecked, as
+        # request_for does
+        pm = trusted(moves, n, temps)
+        checked += 1
         try:
             ops = solve(name, pm)
-            verdict = oracle.rejudge(pm, ops, model)
-            reason = None if verdict.ok else verdict.reason
+            why = direct_check(moves, ops, kinds, names)
+            reason = None if why is None else _reason(pm, ops, model, why)
         except (AssertionError, PreconditionError) as e:
             reason = f"{type(e).__name__}: {e}"
         if reason is not None:
             result.failure_count += 1
             if len(result.failures) < keep:
-                result.failures.append(Failure(want, reason))
+                result.failures.append(Failure(tuple(s for _, s in moves), reason))
+    result.checked = checked
     return result
 
 
