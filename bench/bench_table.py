@@ -20,8 +20,9 @@ they are what the load of a shared machine does not change much.
 * SSRA parse + allocate + print of the write-up's 6362-instruction tape at
   24 registers, in process and as a whole `verified ssra alloc` process,
   against `SSRA_RUST` (a command with {tape} where the tape's path goes,
-  e.g. SSRA_RUST='/path/to/ssra --registers 24 {tape}'), else against the
-  write-up's 3.8 ms, which is then not a same-run figure;
+  e.g. SSRA_RUST='/path/to/ssra --registers 24 {tape}'; docs/ssra.md says
+  how to build the write-up's Rust for it), else against the write-up's
+  3.8 ms, which is then not a same-run figure;
 * exhaustive checking (verified.tools.exhaustive) of shuf on n = 6
   (n = 7 long): the algorithm, its postcondition and the independent check.
 
