@@ -18,10 +18,12 @@ they are what the load of a shared machine does not change much.
 * `verified check`, register and machine lines, against a plain
   json.loads/json.dumps loop over the same file;
 * SSRA parse + allocate + print of the write-up's 6362-instruction tape at
-  24 registers, in process and as a whole `verified ssra alloc` process,
+  24 registers, in process and as a whole `verified ssra alloc` process
+  (the whole process also against a bare `python -c pass`),
   against `SSRA_RUST` (a command with {tape} where the tape's path goes,
-  e.g. SSRA_RUST='/path/to/ssra --registers 24 {tape}'), else against the
-  write-up's 3.8 ms, which is then not a same-run figure;
+  e.g. SSRA_RUST='/path/to/ssra --registers 24 {tape}'; docs/ssra.md says
+  how to build the write-up's Rust for it), else against the write-up's
+  3.8 ms, which is then not a same-run figure;
 * exhaustive checking (verified.tools.exhaustive) of shuf on n = 6
   (n = 7 long): the algorithm, its postcondition and the independent check.
 
@@ -307,12 +309,15 @@ def ssra_rows(runs: list[Build]) -> None:
         inproc = float(run_cpu([build.python, "-c", IN_PROCESS], cwd=build.cwd)[2])
         whole = best_cpu(build.verified("ssra", "alloc", "--registers", "24", str(TAPE)),
                          repeats=5, cwd=build.cwd)
+        # the floor of any whole process of ours: the interpreter's start-up
+        bare = best_cpu([build.python, "-c", "pass"], repeats=5, cwd=build.cwd)
         label = "SSRA parse+alloc+print, N=24, in process"
         row(label + build.label, f"{inproc * 1e3:.1f} ms CPU", anchor,
             f"x{inproc / rust:.1f} Rust" + versus(build, label, inproc))
         label = "SSRA, whole `verified ssra alloc` process"
         row(label + build.label, f"{whole * 1e3:.1f} ms CPU", anchor,
-            f"x{whole / rust:.1f} Rust" + versus(build, label, whole))
+            f"x{whole / rust:.1f} Rust, x{whole / bare:.1f} `python -c pass` "
+            f"({bare * 1e3:.1f} ms)" + versus(build, label, whole))
 
 
 def exhaustive_rows(runs: list[Build]) -> None:

@@ -150,3 +150,28 @@ def test_a_tape_from_its_records_is_the_same_tape():
     ops = ssra.parse_tape("$0 = A()\n$1 = B($0)\n").ops
     with pytest.raises(ssra.TapeError, match="operation i must define variable i"):
         ssra.Tape.from_ops([ops[0], ops[1]._replace(out=0)], ["$0", "$1"])
+
+
+#: modules `verified ssra alloc` does without (its start-up time,
+#: docs/ssra.md): the checker and `json` are loaded only by `check`,
+#: `--json` and `--counts`; `verified.core.semantics`, `dataclasses`,
+#: `typing` and `inspect` by nothing on its path
+NOT_LOADED_BY_ALLOC = ("json", "verified.ssra.checker", "verified.core.semantics",
+                       "dataclasses", "typing", "inspect")
+
+
+def test_ssra_alloc_loads_none_of_the_heavy_modules():
+    """A fresh interpreter runs `verified ssra alloc` through the command's
+    own entry point, then names what it loaded of the list (none of them is
+    loaded by the interpreter's own start-up, checked first)."""
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            f"names = {NOT_LOADED_BY_ALLOC!r}\n"
+            "before = [m for m in names if m in sys.modules]\n"
+            "from verified import cli\n"
+            f"status = cli.main(['ssra', 'alloc', '--registers', '4', {BENCH_TAPE!r}])\n"
+            "print(before, status, [m for m in names if m in sys.modules], file=sys.stderr)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.stderr == "[] 0 []\n"
+    assert p.stdout == ssra.allocate(ssra.load_tape(BENCH_TAPE), 4).text()

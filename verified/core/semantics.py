@@ -21,9 +21,11 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence, TypeVar, Union, cast
+from typing import Iterable, Mapping, Sequence, Union, cast
 
 from .compact import DenseMap, DenseState, Pairs
+# defined apart so that `verified ssra` need not import this module
+from .errors import MAX_REGISTERS, PreconditionError, check_registers, python_class
 
 # ---------------------------------------------------------------------------
 # Locations
@@ -35,45 +37,9 @@ from .compact import DenseMap, DenseState, Pairs
 #: name two different locations.
 Location = Union[int, str]
 
-#: Largest register file a request may declare, and so register numbers are
-#: 0..MAX_REGISTERS-1.  The oracle touches only the locations a sequence
-#: writes, but a file this size is already far past any machine; the cap
-#: keeps nonsense input (2**31 - 1 registers) from costing gigabytes in
-#: tools that do materialise the file.
-MAX_REGISTERS = 1 << 20
 MAX_REGISTER = MAX_REGISTERS - 1
 
 _REGISTER_NAME = re.compile(r"r(0|[1-9][0-9]*)")
-
-_C = TypeVar("_C", bound=type)
-
-
-def python_class(cls: _C) -> _C:
-    """Mark a class that stays an ordinary Python class in the compiled build
-    (setup.py): mypyc compiles a class into a native one only when it has no
-    decorator it does not know, and interpreted modules may subclass only
-    ordinary classes (``MachineVerdict(Verdict)``, ``Stuck(PreconditionError)``);
-    exceptions other than Exception and ValueError need it too.  Does
-    nothing at run time."""
-    return cls
-
-
-@python_class
-class PreconditionError(ValueError):
-    """A parallel move, operation or request that violates a precondition
-    (repeated destination, unknown location, temporary inside a move...).
-    The message names the offending pair or operation and says what to do."""
-
-
-def check_registers(value: object, least: int = 0, what: str = '"registers"') -> int:
-    """Validate a register count (a request's ``"registers"``, a command's
-    ``--registers``): a whole number in ``least..MAX_REGISTERS``.  The one
-    validator and the one message, wherever a register count comes from."""
-    if isinstance(value, bool) or not isinstance(value, int) or not (
-            least <= value <= MAX_REGISTERS):
-        raise PreconditionError(
-            f"{what} must be a whole number in {least}..{MAX_REGISTERS}, not {value!r}")
-    return value
 
 
 def location(value: object) -> Location:

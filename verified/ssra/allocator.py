@@ -5,12 +5,15 @@ walk works."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import Sequence
 
-from ..core.semantics import PreconditionError
+from ..core.errors import PreconditionError
 from .tape import SsaOp, Tape
+
+# neither `dataclasses` nor `typing` at run time (start-up time: tape.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
 
 # ---------------------------------------------------------------------------
 # 2. The LRU register cache
@@ -515,15 +518,32 @@ def allocate(tape: Tape, registers: int, trace: list | None = None) -> "Allocati
 # ---------------------------------------------------------------------------
 
 
-@dataclass
 class Allocation:
     """An allocated program: ``ops`` in forward order (``LOAD``/``STORE``/
-    ``OP`` tuples, see ``OP``), for ``registers`` registers."""
+    ``OP`` tuples, see ``OP``), for ``registers`` registers.  (A plain class
+    with what ``@dataclass`` would write, ``_counts`` compared but not
+    shown, as ``Tape``.)"""
 
-    tape: Tape
-    registers: int
-    ops: list[tuple]
-    _counts: dict | None = field(default=None, repr=False)
+    __slots__ = ("tape", "registers", "ops", "_counts")
+    __match_args__ = ("tape", "registers", "ops", "_counts")
+
+    def __init__(self, tape: Tape, registers: int, ops: list[tuple],
+                 _counts: dict | None = None) -> None:
+        self.tape = tape
+        self.registers = registers
+        self.ops = ops
+        self._counts = _counts
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Allocation)
+        return ((self.tape, self.registers, self.ops, self._counts)
+                == (other.tape, other.registers, other.ops, other._counts))
+
+    def __repr__(self) -> str:
+        return (f"Allocation(tape={self.tape!r}, registers={self.registers!r}, "
+                f"ops={self.ops!r})")
 
     def counts(self) -> dict:
         """``loads``, ``stores``, ``memory_slots`` (distinct slots),

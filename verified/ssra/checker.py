@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..core.semantics import PreconditionError
+from ..core.errors import PreconditionError
 from .allocator import LOAD, STORE, Allocation
 from .tape import _LITERAL, _NAME, RESERVED, Tape, TapeError, _lines
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG
-from ..core.semantics import MAX_REGISTERS, PreconditionError, check_registers
+from ..core.errors import MAX_REGISTERS, PreconditionError, check_registers
 from .allocator import allocate
 from .tape import load_tape, read_text
 

@@ -5,10 +5,16 @@ code, and its two parsers (the write-up's ``$2 = FOO($0, $1)`` lines and the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import NamedTuple, Sequence
+from collections import namedtuple
 
-from ..core.semantics import PreconditionError, python_class
+from ..core.errors import PreconditionError, python_class
+
+# `dataclasses` and `typing` are not imported at run time: with what they
+# import they were a sixth of a whole `verified ssra alloc` process
+# (docs/ssra.md); the annotations below are strings (PEP 563)
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Sequence
 
 
 @python_class
@@ -16,24 +22,17 @@ class TapeError(PreconditionError):
     """Bad input: the message names the file (when known) and the line."""
 
 
-class SsaOp(NamedTuple):
-    """One SSA operation ``$out = NAME(args)``.
+SsaOp = namedtuple("SsaOp", ["out", "name", "args", "line", "inputs"])
+SsaOp.__doc__ = """One SSA operation ``$out = NAME(args)``.
 
-    ``args`` keeps the source order of the operands: an ``int`` is an SSA
-    input (a dense variable index, see ``Tape.names``), a ``str`` is a
-    literal immediate (the ``.vm`` format's ``const 2.95``).  ``inputs`` is
-    the SSA inputs alone (at most two), kept precomputed because the
-    allocator reads it for every operation.  (A ``NamedTuple``: building
-    one is several times cheaper than a frozen dataclass.)"""
-
-    out: int
-    name: str
-    args: tuple
-    line: int
-    inputs: tuple
+``args`` keeps the source order of the operands: an ``int`` is an SSA
+input (a dense variable index, see ``Tape.names``), a ``str`` is a
+literal immediate (the ``.vm`` format's ``const 2.95``).  ``inputs`` is
+the SSA inputs alone (at most two), kept precomputed because the
+allocator reads it for every operation.  (A named tuple: building one is
+several times cheaper than a frozen dataclass.)"""
 
 
-@dataclass
 class Tape:
     """Straight-line SSA code, one column per field (no per-operation
     object on the hot path; ``ops`` builds the ``SsaOp`` view on demand).
@@ -49,15 +48,37 @@ class Tape:
       ``i``'s name, operands (``SsaOp.args``), SSA inputs and source line.
       When an operation has no literal operand its ``args`` tuple *is* its
       ``inputs`` tuple (the printer relies on that identity only as a
-      shortcut: it checks it)."""
+      shortcut: it checks it).
 
-    names: list[str]
-    opnames: list[str]
-    args: list[tuple]
-    inputs: list[tuple]
-    lines: list[int]
-    source: str = "<tape>"
-    _ops: "list[SsaOp] | None" = field(default=None, repr=False, compare=False)
+    A plain class with what ``@dataclass`` would write (``__init__``,
+    ``__repr__``, ``__eq__`` on every field but ``_ops``): see the imports."""
+
+    __slots__ = ("names", "opnames", "args", "inputs", "lines", "source", "_ops")
+    __match_args__ = ("names", "opnames", "args", "inputs", "lines", "source")
+
+    def __init__(self, names: list[str], opnames: list[str], args: list[tuple],
+                 inputs: list[tuple], lines: list[int], source: str = "<tape>",
+                 _ops: "list[SsaOp] | None" = None) -> None:
+        self.names = names
+        self.opnames = opnames
+        self.args = args
+        self.inputs = inputs
+        self.lines = lines
+        self.source = source
+        self._ops = _ops
+
+    def _key(self) -> tuple:
+        return (self.names, self.opnames, self.args, self.inputs, self.lines, self.source)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Tape)
+        return self._key() == other._key()
+
+    def __repr__(self) -> str:
+        return (f"Tape(names={self.names!r}, opnames={self.opnames!r}, args={self.args!r}, "
+                f"inputs={self.inputs!r}, lines={self.lines!r}, source={self.source!r})")
 
     @classmethod
     def from_ops(cls, ops: Sequence[SsaOp], names: list[str], source: str = "<tape>") -> "Tape":
@@ -192,10 +213,14 @@ def _lines(text: str):
 #: lines (captured as four empty strings): one ``findall`` over the text
 #: reads a whole plain tape.  Anything else (literal operands, three or more
 #: operands, odd whitespace, any error) is left to the line parser.
+#: (Possessive ``*+``/``++``: each is followed by a character its class
+#: cannot match, so giving characters back could never help a match; the
+#: pattern matches what its plain form matches, with no backtracking state
+#: kept: a quarter faster on the write-up's tape.)
 _PLAIN_LINE = re.compile(
-    r"^[ \t]*(\$[A-Za-z0-9_]+)[ \t]*=[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*"
-    r"\([ \t]*(?:(\$[A-Za-z0-9_]+)[ \t]*(?:,[ \t]*(\$[A-Za-z0-9_]+)[ \t]*)?)?\)"
-    r"[ \t;]*$|^[ \t]*(?:#.*)?$", re.M)
+    r"^[ \t]*+(\$[A-Za-z0-9_]++)[ \t]*+=[ \t]*+([A-Za-z_][A-Za-z0-9_]*+)[ \t]*+"
+    r"\([ \t]*+(?:(\$[A-Za-z0-9_]++)[ \t]*+(?:,[ \t]*+(\$[A-Za-z0-9_]++)[ \t]*+)?)?\)"
+    r"[ \t;]*+$|^[ \t]*+(?:#.*)?$", re.M)
 #: ASCII characters that ``str.splitlines`` or ``str.strip`` treat as line
 #: ends or spaces but the pattern above does not
 _ODD_SPACE = "\r\x0b\x0c\x1c\x1d\x1e\x1f"
