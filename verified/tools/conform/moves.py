@@ -17,8 +17,6 @@ import shlex
 from dataclasses import dataclass
 
 from ... import cases as gen
-from ...algorithms import ALGORITHMS, solve
-from ...algorithms.optimum import optimum
 from ...core.oracle import (
     Effect, Verdict, effect, effect_of_facts, implements, implements_effect, op_facts,
     read_sequence_memo)
@@ -284,14 +282,17 @@ class MoveType(CaseType):
     def solvable(self, case: gen.Case) -> bool:
         if self.model in ("swap", "permi"):
             return True  # a swap or a 2-element perm breaks any cycle
+        from ...algorithms.optimum import optimum
         best = optimum(self.parallel_move(case), "temp", self.preserve)
         return best.length is not None
 
     def gap(self, case: gen.Case, judgement: Judgement) -> int | None:
+        from ...algorithms.optimum import optimum
         best = optimum(self.parallel_move(case), OPTIMUM_MODEL[self.model], self.preserve)
         return None if best.length is None else judgement.length - best.length
 
     def reference(self, case: gen.Case) -> tuple[object | None, str]:
+        from ...algorithms import solve
         name = REFERENCE[self.model]
         pm = self.parallel_move(case)
         try:
@@ -364,6 +365,7 @@ def _value_kind(pm: ParallelMove, loc: Location, got: str) -> str:
 def check_reference_table() -> list[str]:
     """Problems with ``REFERENCE`` (each entry registered, correct and
     optimal in its model): the tests call it."""
+    from ...algorithms import ALGORITHMS
     problems = []
     for model, name in REFERENCE.items():
         a = ALGORITHMS.get(name)
