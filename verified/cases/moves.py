@@ -234,6 +234,15 @@ def shape_cases(n: int, relabel: int = 0, order: str = "sorted", seed: object = 
         raise ValueError(f"unknown move order {order!r}; use one of "
                          f"{', '.join(_shapes.ORDERS)}")
     rng = random.Random(f"verified-conform-shapes:{n}:{relabel}:{order}:{seed}")
+    if order == "sorted" and relabel == 0:
+        # the canonical shapes with their moves by destination: register
+        # d's pair (d, s) for each source s built once, not once per case;
+        # None for a self-move left out (dropped by filter)
+        pair = [[None if d == s and not self_moves else (d, s) for s in range(n)]
+                for d in range(n)]
+        for srcs in _shapes.shapes(n):
+            yield _new_tuple(Case, (n, tuple(filter(None, map(list.__getitem__, pair, srcs)))))
+        return
     for srcs in _shapes.shapes(n):
         for k in range(1 + relabel):
             # shapes() yields valid total maps and random_relabelling valid

@@ -234,13 +234,12 @@ _NO_NAMES: frozenset = frozenset()
 def effect_of_facts(facts: Sequence[tuple]) -> Effect:
     """The ``Effect`` of the operations whose ``op_facts`` these are, in
     order (``effect`` is this on each operation's facts)."""
-    ops = [f[0] for f in facts]
-    names = [f[3] for f in facts if f[3]]
+    ops_t, kinds, tops, names = zip(*facts) if facts else ((), (), (0,), ())
+    ops = list(ops_t)
     state = execute(ops)
     assert isinstance(state, dict)  # from no state: a plain dict
-    return Effect(ops, _interned(frozenset([f[1] for f in facts])),
-                  max([f[2] for f in facts], default=0),
-                  frozenset().union(*names) if names else _NO_NAMES, state)
+    return Effect(ops, _interned(frozenset(kinds)), max(tops),
+                  frozenset().union(*names) if any(names) else _NO_NAMES, state)
 
 
 #: the few sets of operation classes, each one object (a memo of Effects

@@ -130,13 +130,16 @@ def _op_facts_of(line: bytes) -> "list | None":
     if not (line.startswith(_HEAD) and line.endswith(_TAIL)
             and len(_HEAD) + len(_TAIL) <= len(line) <= _LINE_MEMO_MAX_LINE):
         return None
-    get, learn = _OP_TEXT.get, _learn_op_text
-    facts = []
-    for piece in line[len(_HEAD):-len(_TAIL)].split(_SEP):
-        got = get(piece) or learn(piece)
-        if got is None:
-            return None
-        facts.append(got)
+    pieces = line[len(_HEAD):-len(_TAIL)].split(_SEP)
+    facts = list(map(_OP_TEXT.get, pieces))
+    if all(facts):
+        return facts
+    for i, got in enumerate(facts):  # a text not seen yet (or known not to be one)
+        if not got:
+            got = _learn_op_text(pieces[i])
+            if got is None:
+                return None
+            facts[i] = got
     return facts
 
 
