@@ -232,6 +232,76 @@ def test_the_fast_path_says_ok_exactly_when_classify_does(case, line, model_temp
     assert ct.correct(ct.pack(case), line) == (kind == C.OK)
 
 
+#: answer lines the operation-text path (``moves._op_facts_of``) reads
+#: (every operation a text of its own)...
+_SHORT_WAY = [
+    b'{"sequence": []}', b'{"sequence": [["mov", 1, 0]]}', b'{"sequence": [[ "mov",1,0 ]]}',
+    b'{"sequence": [["mov", 1, 0], ["swap", 0, 1], ["mov", 1, 0]]}',
+    b'{"sequence": [["mov", "\\u00ff", 0]]}', b'{"sequence": [["load", 0, "m0"], ["store", 1, "m0"]]}',
+]
+#: ... and those it leaves to the decoder: a separator inside a string, a
+#: second field after the sequence, another spacing, a piece that is a
+#: value but no operation, invalid JSON and UTF-8 inside a piece, a
+#: duplicate key, an operation of operations, a space or CR after the line
+_LONG_WAY = [
+    b'{"sequence": [["mov", "], [", 1]]}', b'{"sequence": [["mov", 1, 0]], "x": [[1]]}',
+    b'{"sequence": [["mov", 1, 0]], "sequence": [[]]}', b'{"sequence": [["mov", 1, 0] , ["mov", 2, 1]]}',
+    b'{"sequence": [["mov", 1, 0]]]}', b'{"sequence": [[1], [2]]}', b'{"sequence": [[]]}',
+    b'{"sequence": [["mov", 01, 0]]}', b'{"sequence": [["mov", "\xff", 0]]}',
+    b'{"sequence": [["mov", 1.0, 0]]}', b'{"sequence": [["mov", true, 0]]}',
+    b'{"sequence": [["mov", NaN, 0]]}', b'{"sequence": [["mov", 1, {"a": 1, "a": 2}]]}',
+    b'{"sequence": [["perm", [[0, 1], [1, 0]]]]}', b'{"sequence": [["swap", 2, 1], ["mov", 1]]}',
+    b'{"sequence": [["mov", 1, 0]]} ', b'{"sequence": [["mov", 1, 0]]}\r',
+]
+_TRICKY_LINES = _SHORT_WAY + _LONG_WAY
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_answer_line, st.sampled_from(_TRICKY_LINES)), min_size=1, max_size=8),
+       st.booleans())
+def test_the_operation_text_path_is_the_decoder(lines, forget):
+    """``answer_effect`` reads a line written the usual way from the texts
+    of its operations, each decoded alone (``_op_facts_of``); it must give
+    what decoding the whole line gives (``decoded_effect``), with the
+    operation texts learnt or not, for lines read in any order."""
+    for line in lines:
+        if forget:
+            mv.MoveType("swap").forget()
+        want = mv.decoded_effect(line)
+        assert mv.answer_effect(line) == want
+        mv._LINE_MEMO.clear()
+        assert mv.answer_effect(line) == want  # its operation texts known now
+
+
+def test_the_operation_text_path_takes_the_usual_lines():
+    """The usual lines go the short way (else the test above compares the
+    decoder with itself), the others the long way, also once their
+    operation texts are known."""
+    for _ in range(2):
+        assert [line for line in _TRICKY_LINES if mv._op_facts_of(line) is not None] == _SHORT_WAY
+
+
+@pytest.mark.parametrize("model, temps", [("swap", ()), ("temp", ("t",))])
+def test_sure_until_is_correct_on_each(model, temps):
+    """``MoveType.sure_until`` (check_chunk's loop) stops at exactly the
+    first answer ``correct`` is not sure of, from every start."""
+    ct = mv.MoveType(model, temps)
+    some = list(cases.exhaustive_cases(3))[::3]
+    rng = random.Random(5)
+    lines = []
+    for c in some:
+        ours, _ = ct.reference(c)
+        lines.append(rng.choice([json.dumps({"sequence": ours}).encode()] * 4 + [
+            b'{"sequence": []}', b'{"sequence": [["swap", 0, 1]]}', b'{"unsupported": "x"}',
+            b"[", b'{"sequence": [["mov", "t", 0]]}']))
+    packed = [ct.pack(c) for c in some]
+    flags = [ct.correct(p, line) for p, line in zip(packed, lines)]
+    assert 5 < sum(flags) < len(flags) - 5
+    for i in range(len(some) + 1):
+        want = next((j for j in range(i, len(some)) if not flags[j]), len(some))
+        assert ct.sure_until(packed, lines, i) == want
+
+
 def test_memo_keeps_types_apart():
     assert C.parse_sequence([["mov", 1, 0]]) == [Mov(1, 0)]
     assert C.parse_sequence([["mov", True, 0]]) == Verdict(

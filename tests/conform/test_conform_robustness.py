@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verified.tools.conform import partner
 
@@ -251,6 +253,62 @@ def test_the_reader_asks_for_64_kib_at_a_line_start_and_1_mib_inside_one(monkeyp
         got += item[0] if isinstance(item, tuple) else [item]
     assert got == [b"ok", b"y" * 70_000, b"z", None]
     assert asked == [1 << 16, 1 << 20, 1 << 16]
+
+
+def _expected_lines(data: bytes, max_line: int) -> list:
+    """What the reader must hand on for ``data``, line by line: every line
+    that is not blank, up to the first longer than ``max_line`` (then
+    ``Overlong``, its size and whether its newline came, and nothing more);
+    a last line without a newline counts; then None."""
+    out: list = []
+    *whole, last = data.split(b"\n")
+    for line in whole:
+        if len(line) > max_line:
+            return out + [partner.Overlong(len(line), True)]
+        if line.strip():
+            out.append(line)
+    if len(last) > max_line:
+        return out + [partner.Overlong(len(last), False)]
+    return out + ([last] if last.strip() else []) + [None]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"", b" ", b"\r", b"ok", b"{}", b"y" * 40, b"z" * 90]),
+                max_size=30),
+       st.lists(st.integers(1, 200), min_size=1, max_size=8), st.booleans())
+def test_the_reader_splits_reads_of_any_size_like_line_by_line(lines, sizes, nl):
+    """Whatever the partner's output and however the reads cut it (scripted
+    reads of the sizes drawn, in turn), the reader hands on the lines a
+    line-by-line reading gives, stopping at the first past ``max_line``
+    (60 bytes: some are), the whole reads split at once and the lines
+    around a cut joined."""
+    import types
+
+    data = b"\n".join(lines) + (b"\n" if nl else b"")
+    stream = bytearray(data)
+    turn = iter(sizes * (len(data) + 1))
+
+    def read(fd, n):
+        piece = bytes(stream[:min(n, next(turn))])
+        del stream[:len(piece)]
+        return piece
+
+    proc = types.SimpleNamespace(stdout=types.SimpleNamespace(fileno=lambda: -1))
+    ex = partner.Exchange(types.SimpleNamespace(proc=proc), iter(()), max_line=60)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(partner.os, "read", read)
+        ex._read()
+    got = []
+    while not ex.answers.empty():
+        item = ex.answers.get_nowait()
+        got += item[0] if isinstance(item, tuple) else [item]
+    want = _expected_lines(data, 60)
+    if isinstance(want[-1], partner.Overlong) and not got[-1].complete:
+        # its newline not read yet: the reader stops as soon as it holds
+        # more than 60 bytes of the line, not knowing its length
+        assert got[:-1] == want[:-1] and 60 < got[-1].size <= want[-1].size
+    else:
+        assert got == want
 
 
 NO_NEWLINE = """import sys, time

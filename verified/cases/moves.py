@@ -108,32 +108,35 @@ def exhaustive_cases(max_registers: int, smallest: int = 1, start: int = 0) -> I
     from the case of that index on (``islice(..., start, None)``, without
     generating the ones before it)."""
     for n in range(smallest, max_registers + 1):
-        choices = [None, *range(n)]
         count = (n + 1) ** n
         if start >= count:
             start -= count
             continue
-        for srcs in _product_from(choices, n, start):
-            # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path)
-            yield _new_tuple(Case, (n, tuple([(d, s) for d, s in enumerate(srcs)
-                                              if s is not None])))
+        # register d's choices: no move, or the pair (d, s) for each source s
+        # (the pairs built once per n, not once per case)
+        choices = [[None, *[(d, s) for s in range(n)]] for d in range(n)]
+        for pairs in _product_from(choices, start):
+            # tuple.__new__ skips NamedTuple's Python-level __new__ (hot path);
+            # filter(None, ...) drops the Nones (a pair is never false)
+            yield _new_tuple(Case, (n, tuple(filter(None, pairs))))
         start = 0
 
 
-def _product_from(choices: list, n: int, start: int) -> Iterator[tuple]:
-    """``itertools.product(choices, repeat=n)`` from its ``start``-th tuple on."""
+def _product_from(choices: list, start: int) -> Iterator[tuple]:
+    """``itertools.product(*choices)`` from its ``start``-th tuple on (every
+    position with as many choices)."""
     if start == 0:
-        yield from itertools.product(choices, repeat=n)
+        yield from itertools.product(*choices)
         return
-    m = len(choices)
+    n, m = len(choices), len(choices[0])
     digits = [(start // m ** (n - 1 - k)) % m for k in range(n)]
     # the tuples >= digits, in order: those that keep digits[:k] and raise
     # position k (the last position: from its own digit on), the rest free
     for k in range(n - 1, -1, -1):
-        prefix = tuple(choices[d] for d in digits[:k])
+        prefix = tuple(choices[j][d] for j, d in enumerate(digits[:k]))
         first = digits[k] if k == n - 1 else digits[k] + 1
-        for c in choices[first:]:
-            for rest in itertools.product(choices, repeat=n - 1 - k):
+        for c in choices[k][first:]:
+            for rest in itertools.product(*choices[k + 1:]):
                 yield (*prefix, c, *rest)
 
 
@@ -247,6 +250,15 @@ def shape_cases(n: int, relabel: int = 0, order: str = "sorted", seed: object = 
         raise ValueError(f"unknown move order {order!r}; use one of "
                          f"{', '.join(_shapes.ORDERS)}")
     rng = random.Random(f"verified-conform-shapes:{n}:{relabel}:{order}:{seed}")
+    if order == "sorted" and relabel == 0:
+        # the canonical shapes with their moves by destination: register
+        # d's pair (d, s) for each source s built once, not once per case;
+        # None for a self-move left out (dropped by filter)
+        pair = [[None if d == s and not self_moves else (d, s) for s in range(n)]
+                for d in range(n)]
+        for srcs in _shapes.shapes(n):
+            yield _new_tuple(Case, (n, tuple(filter(None, map(list.__getitem__, pair, srcs)))))
+        return
     for srcs in _shapes.shapes(n):
         for k in range(1 + relabel):
             # shapes() yields valid total maps and random_relabelling valid

@@ -213,17 +213,33 @@ class Effect:
 
 def effect(ops: Sequence[Operation]) -> Effect:
     """The ``Effect`` of a list of operations (``read_sequence``'s)."""
-    kinds = {type(op) for op in ops}
-    named: set = set()
-    for op in ops:
-        named.update(op.writes())
-        named.update(op.reads())
+    return effect_of_facts([op_facts(op) for op in ops])
+
+
+def op_facts(op: Operation) -> tuple:
+    """What ``effect`` reads of one operation: the operation, its class,
+    1 + the largest register number it names (0: none) and the other
+    locations it names.  Operations repeat: a caller that memoises these
+    (conform, per operation text) builds each ``Effect`` with
+    ``effect_of_facts`` without asking each operation again."""
+    named = {*op.writes(), *op.reads()}
     numbers = [loc for loc in named if type(loc) is int]
-    names = named.difference(numbers) if len(numbers) < len(named) else ()
+    return (op, type(op), max(numbers, default=-1) + 1,
+            frozenset(named.difference(numbers)) if len(numbers) < len(named) else _NO_NAMES)
+
+
+_NO_NAMES: frozenset = frozenset()
+
+
+def effect_of_facts(facts: Sequence[tuple]) -> Effect:
+    """The ``Effect`` of the operations whose ``op_facts`` these are, in
+    order (``effect`` is this on each operation's facts)."""
+    ops_t, kinds, tops, names = zip(*facts) if facts else ((), (), (0,), ())
+    ops = list(ops_t)
     state = execute(ops)
     assert isinstance(state, dict)  # from no state: a plain dict
-    return Effect(ops, _interned(frozenset(kinds)), max(numbers, default=-1) + 1,
-                  frozenset(names), state)
+    return Effect(ops, _interned(frozenset(kinds)), max(tops),
+                  frozenset().union(*names) if any(names) else _NO_NAMES, state)
 
 
 #: the few sets of operation classes, each one object (a memo of Effects

@@ -26,13 +26,15 @@ import stat
 import sys
 from array import array
 from dataclasses import dataclass
-from typing import BinaryIO, Callable, Iterable, TextIO
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterable, TextIO
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG, worse
 from ..core.compact import OpArray, Pairs
-from ..core.machine import MachineRequest, parse_machine_request
 from ..core.oracle import check_contract
 from ..core.semantics import MODELS, ParallelMove, PreconditionError, check_model
+
+if TYPE_CHECKING:
+    from ..core.machine import MachineRequest
 
 REQUEST_KEYS = ("id", "moves", "model", "temps", "registers", "preserve", "sequence")
 _KNOWN_KEYS = frozenset(REQUEST_KEYS)
@@ -53,6 +55,10 @@ def parse_any(obj: object, need_sequence: bool) -> "Request | MachineRequest":
     """A request with ``"machine"`` (``core.machine.parse_machine_request``,
     ``docs/machines.md``) or without (``parse_request``, exactly as in round 1)."""
     if isinstance(obj, dict) and "machine" in obj:
+        # imported at the first machine request: a run over register
+        # requests (conform's answers, check's lines) never loads the
+        # machine descriptions (a third of conform's start-up)
+        from ..core.machine import parse_machine_request
         return parse_machine_request(obj, need_sequence)
     return parse_request(obj, need_sequence)
 

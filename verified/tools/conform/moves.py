@@ -17,10 +17,9 @@ import shlex
 from dataclasses import dataclass
 
 from ... import cases as gen
-from ...algorithms import ALGORITHMS, solve
-from ...algorithms.optimum import optimum
 from ...core.oracle import (
-    Effect, Verdict, effect, implements, implements_effect, read_sequence_memo)
+    Effect, Verdict, effect, effect_of_facts, implements, implements_effect, op_facts,
+    read_sequence_memo)
 from ...core.semantics import (
     MODELS,
     Location,
@@ -29,6 +28,7 @@ from ...core.semantics import (
     loc_name,
     operation,
 )
+from ..wire import decode_line
 from .checker import CaseType, Judgement, decode_answer
 
 #: Our reference algorithm per model (registered in ``verified.algorithms``,
@@ -66,26 +66,102 @@ def answer_effect(line: bytes) -> "Effect | None":
     """The operations of an answer line that is an object with a
     well-formed ``"sequence"``, as an ``oracle.Effect`` (run once, judged
     against each move by ``implements_effect``), else None.  A pure
-    function of the bytes (``decode_answer``, then ``parse_sequence``),
-    memoised on them: answers repeat (the same sequence answers every
-    register count the move fits in), and a repeated line costs one
-    dictionary look-up.  Callers only read it."""
+    function of the bytes (``decoded_effect``; a line written the usual
+    way is read from its operations' texts, ``_op_facts_of``), memoised
+    on them: answers repeat (the same sequence answers every register
+    count the move fits in), and a repeated line costs one dictionary
+    look-up.  Callers only read it."""
     memo = _LINE_MEMO
     got = memo.get(line, memo)
     if got is not memo:
         return got
-    obj = decode_answer(line)
-    eff = None
-    # exactly one field, as classify requires: {"sequence": [], "unsupported": "x"} is garbage
-    if type(obj) is dict and len(obj) == 1 and "sequence" in obj:
-        parsed = parse_sequence(obj["sequence"])
-        eff = effect(parsed) if type(parsed) is list else None
+    facts = _op_facts_of(line)
+    eff = decoded_effect(line) if facts is None else effect_of_facts(facts)
     if len(line) > _LINE_MEMO_MAX_LINE:
         return eff  # not kept: a huge line would stay alive in the memo
     if len(memo) >= _LINE_MEMO_SIZE:
         memo.clear()
     memo[line] = eff
     return eff
+
+
+def decoded_effect(line: bytes) -> "Effect | None":
+    """``answer_effect`` the long way, unmemoised: the line decoded
+    (``decode_answer``), its sequence read (``parse_sequence``) and run
+    (``oracle.effect``)."""
+    obj = decode_answer(line)
+    # exactly one field, as classify requires: {"sequence": [], "unsupported": "x"} is garbage
+    if type(obj) is dict and len(obj) == 1 and "sequence" in obj:
+        parsed = parse_sequence(obj["sequence"])
+        if type(parsed) is list:
+            return effect(parsed)
+    return None
+
+
+#: the text between the brackets of one operation of an answer line (b'"mov",
+#: 2, 1') -> ``oracle.op_facts`` of the operation it reads as, alone in
+#: brackets (None: it does not read as one); bounded, emptied when full
+_OP_TEXT: dict = {}
+_OP_TEXT_SIZE = 1 << 14
+_OP_TEXT_MAX = 64
+_HEAD = b'{"sequence": [['
+_TAIL = b']]}'
+_SEP = b'], ['
+
+
+def _op_facts_of(line: bytes) -> "list | None":
+    """The ``op_facts`` of the operations of ``{"sequence": [[...], ...,
+    [...]]}`` written exactly so (each operation in brackets, ", " between
+    them, no other space), when the text of each operation is one seen
+    before alone (``_OP_TEXT``); else None, and the caller decodes the line.
+
+    Why this is the line's own reading, not a second parser: each piece
+    between the separators, in brackets, was decoded on its own by the
+    strict reader (``decode_line``) and read by ``parse_sequence``; JSON
+    values joined by ", " inside "[...]" are an array of exactly those
+    values (however the text was cut: a piece that is not a whole value
+    on its own fails and the line goes the long way), the separators are
+    ASCII (so the line is UTF-8 when each piece is), and an object with the
+    single key "sequence" has no duplicate key.  So decoding the line gives
+    ``{"sequence": [v1, ..., vk]}`` and ``parse_sequence`` the operations
+    of the pieces, each read alone."""
+    if line == b'{"sequence": []}':
+        return []
+    if not (line.startswith(_HEAD) and line.endswith(_TAIL)
+            and len(_HEAD) + len(_TAIL) <= len(line) <= _LINE_MEMO_MAX_LINE):
+        return None
+    pieces = line[len(_HEAD):-len(_TAIL)].split(_SEP)
+    facts = list(map(_OP_TEXT.get, pieces))
+    if all(facts):
+        return facts
+    for i, got in enumerate(facts):  # a text not seen yet (or known not to be one)
+        if not got:
+            got = _learn_op_text(pieces[i])
+            if got is None:
+                return None
+            facts[i] = got
+    return facts
+
+
+def _learn_op_text(piece: bytes) -> "tuple | None":
+    """``op_facts`` of the one operation ``[piece]`` reads as, kept in
+    ``_OP_TEXT`` (with False when it is not one: never again decoded)."""
+    memo = _OP_TEXT
+    if piece in memo or len(piece) > _OP_TEXT_MAX:
+        return None  # known not to be one operation alone, or too long to keep
+    got: "tuple | bool" = False
+    try:
+        value = decode_line(b"[" + piece + b"]")
+    except PreconditionError:
+        pass
+    else:
+        parsed = parse_sequence([value])
+        if type(parsed) is list and len(parsed) == 1:
+            got = op_facts(parsed[0])
+    if len(memo) >= _OP_TEXT_SIZE:
+        memo.clear()
+    memo[piece] = got
+    return got or None
 
 
 class _PairText(dict):
@@ -180,20 +256,46 @@ class MoveType(CaseType):
         except Exception:
             return False
 
+    def sure_until(self, cases: list, lines: list[bytes], i: int) -> int:
+        """``CaseType.sure_until``: ``correct`` on each case, its look-ups
+        made once per call (a subclass with its own ``correct`` gets the
+        plain loop)."""
+        if type(self).correct is not MoveType.correct:
+            return super().sure_until(cases, lines, i)
+        memo, pm_of, judge = _LINE_MEMO, self._pm, implements_effect
+        model, preserve = self.model, self.preserve
+        n = len(cases)
+        try:
+            while i < n:
+                line = lines[i]
+                eff = memo.get(line, memo)
+                if eff is memo:
+                    eff = answer_effect(line)
+                if eff is None or not judge(pm_of(*cases[i]), eff, model, preserve).ok:
+                    return i
+                i += 1
+        except Exception:
+            return i  # any doubt: classify says why
+        return n
+
     def forget(self) -> None:
         _LINE_MEMO.clear()
+        _OP_TEXT.clear()
 
     def solvable(self, case: gen.Case) -> bool:
         if self.model in ("swap", "permi"):
             return True  # a swap or a 2-element perm breaks any cycle
+        from ...algorithms.optimum import optimum
         best = optimum(self.parallel_move(case), "temp", self.preserve)
         return best.length is not None
 
     def gap(self, case: gen.Case, judgement: Judgement) -> int | None:
+        from ...algorithms.optimum import optimum
         best = optimum(self.parallel_move(case), OPTIMUM_MODEL[self.model], self.preserve)
         return None if best.length is None else judgement.length - best.length
 
     def reference(self, case: gen.Case) -> tuple[object | None, str]:
+        from ...algorithms import solve
         name = REFERENCE[self.model]
         pm = self.parallel_move(case)
         try:
@@ -266,6 +368,7 @@ def _value_kind(pm: ParallelMove, loc: Location, got: str) -> str:
 def check_reference_table() -> list[str]:
     """Problems with ``REFERENCE`` (each entry registered, correct and
     optimal in its model): the tests call it."""
+    from ...algorithms import ALGORITHMS
     problems = []
     for model, name in REFERENCE.items():
         a = ALGORITHMS.get(name)

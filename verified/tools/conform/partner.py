@@ -360,8 +360,20 @@ class Exchange:
                 data = os.read(fd, 1 << 20 if size else 1 << 16)
                 if not data:
                     break
-                lines, start = [], 0
-                while (nl := data.find(b"\n", start)) >= 0:
+                lines: list[bytes] = []
+                start, whole = 0, True
+                while True:
+                    if whole and not size:
+                        # the lines after the unfinished one, at C speed, when
+                        # none is too long (else one by one, as below)
+                        whole = False
+                        parts = (data[start:] if start else data).split(b"\n")
+                        tail = parts.pop()
+                        if parts and max(map(len, parts)) <= self.max_line:
+                            lines += filter(bytes.strip, parts)
+                            start = len(data) - len(tail)
+                    if (nl := data.find(b"\n", start)) < 0:
+                        break
                     line = data[start:nl]
                     if size:
                         head.write(line)
