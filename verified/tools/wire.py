@@ -313,14 +313,17 @@ def decode_flat(text: str) -> dict | None:
     a colon of its own (a brace or colon inside a string only raises the
     counts, sending the line to the strict reader).  Every error, and so
     every message, is the strict reader's: None on any failure."""
-    if text.count("{") != 1:
+    if not text.startswith("{") or text.count("{") != 1:
         return None
     try:
-        obj = _flat_decoder().decode(text)
+        # the scanner itself: decode() would look for whitespace around the
+        # value with two regular expressions (a line starts with its "{")
+        obj, end = _flat_decoder().scan_once(text, 0)
     except Exception:  # JSON, hook and recursion errors: the strict reader words them
         return None
-    if type(obj) is not dict or len(obj) != text.count(":"):
-        return None
+    if (type(obj) is not dict or len(obj) != text.count(":")
+            or (end < len(text) and text[end:].strip(" \t\n\r"))):
+        return None  # (after the value, only JSON's whitespace)
     return obj
 
 
