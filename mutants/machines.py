@@ -27,7 +27,7 @@ MACHINE = "verified.core.machine"
 MODULES = tuple(f"{MACHINE}.{m}" for m in
                 ("description", "locations", "operations", "semantics", "oracle"))
 #: where each edited function or class lives
-HOME = {"MachineMove": "oracle", "judge": "oracle", "_resolve_names": "description",
+HOME = {"MachineMove": "oracle", "_checked_pair": "oracle", "judge": "oracle", "_resolve_names": "description",
         "_single_illegal": "operations", "_immediate_illegal": "operations",
         "reserved_write": "operations",
         "_effects": "semantics", "Imm": "locations", "_holds": "locations",
@@ -99,8 +99,8 @@ MUTANTS = [
        "a class's own swaps are ignored: x86 xchg between two XMM registers passes",
        {"machine": "x86-64", "moves": [["xmm0", "xmm1"], ["xmm1", "xmm0"]],
         "sequence": [["swap", "xmm0", "xmm1"]]}, z3="class_swap_forgotten"),
-    _m("move_width_forgotten", "MachineMove.make",
-       "            if ws is not None and wd != ws:", "            if False:",
+    _m("move_width_forgotten", "_checked_pair",
+       "    if ws is not None and wd != ws:", "    if False:",
        "a move between locations of different widths is judged instead of refused",
        {"machine": "armv7-vfp", "moves": [["d0", "s1"]], "sequence": [["mov", "s0", "s1"]]}),
     _m("temp_overlap_forgotten", "MachineMove.make",

@@ -330,3 +330,46 @@ def test_a_one_part_list_is_its_single_location():
     assert M.illegal(RV, op(RV, ["mov", ["a0", "a1"], "a2"])) == (
         "mov [a0, a1], a2 pairs a list of 2 part(s) with a single location; a list operand "
         "is moved part by part, so the other side must be a list of as many parts")
+
+
+def test_a_move_pair_read_before_is_the_same_move_and_each_error_names_its_own_index():
+    """``MachineMove.make`` reads a pair of names once per machine
+    (``oracle._checked_pair``'s memo): a pair met again, typed or not, at
+    another index or beside other pairs, gives the move a fresh machine
+    (an empty memo) gives, and every refusal names the pair's own index."""
+    import copy
+    requests = [
+        ([["rax", "rcx"]], []),
+        ([["rbx", "rax"], ["rax", "rcx"]], ["rdx"]),
+        ([["xmm0", "xmm1", "f64"], ["xmm2", "xmm1"]], []),
+        ([["xmm2", "xmm1"], ["xmm0", "xmm1"]], []),
+        ([["xmm0", "xmm1"], ["xmm0", "xmm1", "f64"]], []),  # overlap after a hit
+        ([["rsi", "rdi"], ["xmm0", "rax"]], []),  # width, at #1
+        ([["xmm0", "rax"]], []),  # the same refusal at #0
+        ([["rsi", "rdi"], ["rax", "nope"]], []),  # unknown name, at #1
+        ([["rax", "nope"]], []),  # at #0
+        ([["rax", "rcx"]], ["rcx"]),  # a temporary the move touches, after a hit
+    ]
+
+    def answer(m, moves, temps):
+        try:
+            return M.MachineMove.make(m, copy.deepcopy(moves), temps)
+        except PreconditionError as e:
+            return str(e)
+
+    warm = M.machine("x86-64")
+    first = [answer(warm, mv, t) for mv, t in requests]
+    again = [answer(warm, mv, t) for mv, t in requests]  # every pair now a hit
+    fresh = [answer(M.machine_from_json(json.loads(json.dumps(
+        M.machine("x86-64").to_json()))), mv, t) for mv, t in requests]
+    assert first == again == fresh
+    assert first[3] == M.MachineMove(warm, first[3].moves, (), ())
+    assert first[2].types == ("f64", None) and first[3].types == ()
+    assert first[4] == ("destinations overlap: xmm0 <- xmm1 and xmm0 <- xmm1 both write "
+                        "unit xmm0.0; a parallel move needs disjoint destinations")
+    assert first[5] == first[6] == ("move xmm0 <- rax: xmm0 has width 2 but rax has width "
+                                    "1; a move needs equal widths")
+    assert first[7].startswith("move #1 [") and first[8].startswith("move #0 [")
+    assert first[7][len("move #1"):] == first[8][len("move #0"):]
+    assert first[9] == ("temporary rcx overlaps the move rax <- rcx (unit rcx); a temporary "
+                        "must be a location the moves do not touch")

@@ -148,12 +148,38 @@ class _CountingOut:
         self.flushed.append(len(self.parts))
 
 
-def test_answers_to_a_pipe_are_flushed_each_as_it_is_made_and_a_file_at_its_end(tmp_path):
-    """A partner on a pipe waits for each answer before it writes the next
-    request: each answer is flushed as soon as it is written.  A regular
-    file waits on no one: its answers are flushed once, at its end.  The
-    bytes are the same either way."""
+class _WatchedReads:
+    """A binary stream that records, at each read, how many answer parts
+    were written and how many flushed (``_CountingOut``)."""
+
+    def __init__(self, stream, out: _CountingOut) -> None:
+        self.stream, self.out = stream, out
+        self.seen: list[tuple[int, int]] = []
+
+    def _saw(self) -> None:
+        self.seen.append((len(self.out.parts), (self.out.flushed or [0])[-1]))
+
+    def read1(self, n: int) -> bytes:
+        self._saw()
+        return self.stream.read1(n)
+
+    def readline(self) -> bytes:
+        self._saw()
+        return self.stream.readline()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+
+def test_answers_to_a_pipe_are_flushed_before_each_read_and_a_file_at_its_end(tmp_path):
+    """A partner on a pipe waits for an answer before it writes the next
+    request: every answer made is flushed before each read that may wait
+    (the lines one read brought are answered, then flushed at once).  A
+    regular file waits on no one: its answers are flushed once, at its
+    end.  The bytes are the same either way."""
     import os
+    import threading
+    import time
     from verified.tools.check import _handle_check
     from verified.tools.wire import serve
 
@@ -165,14 +191,30 @@ def test_answers_to_a_pipe_are_flushed_each_as_it_is_made_and_a_file_at_its_end(
     from_file = _CountingOut()
     with open(path, "rb") as f:
         assert serve(f, from_file, _handle_check) == 1
+    first = lines.index(b"\n") + 1
     r, w = os.pipe()
-    os.write(w, lines)
-    os.close(w)
+    os.write(w, lines[:first])
     from_pipe = _CountingOut()
+
+    def partner() -> None:
+        # writes the rest once the first answer is out (as a partner that
+        # waits for it would), or after 10 s: then the test fails, not hangs
+        deadline = time.monotonic() + 10
+        while not from_pipe.flushed and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.write(w, lines[first:])
+        os.close(w)
+
+    later = threading.Thread(target=partner)
     with os.fdopen(r, "rb") as f:
-        assert serve(f, from_pipe, _handle_check) == 1
+        reads = _WatchedReads(f, from_pipe)
+        later.start()
+        assert serve(reads, from_pipe, _handle_check) == 1
+        later.join()
     assert "".join(from_file.parts) == "".join(from_pipe.parts)
     assert "".join(from_pipe.parts).count("\n") == 3
-    per_answer = len(from_pipe.parts) // 3
-    assert from_pipe.flushed[:3] == [per_answer, 2 * per_answer, 3 * per_answer]
+    # at every read, everything written was flushed; the first answer was
+    # out before the read that waited for the rest
+    assert all(written == flushed for written, flushed in reads.seen), reads.seen
+    assert reads.seen[0] == (0, 0) and reads.seen[1][0] > 0, reads.seen
     assert from_file.flushed == [len(from_file.parts)]

@@ -296,12 +296,47 @@ def _named_array(text: str, pos: int) -> tuple[list, int] | None:
 
 def decode_request_text(text: str) -> object:
     """A request line's value: the compact reader for a long line (when it
-    takes the line), else the strict one."""
+    takes the line), else the flat reader (``decode_flat``) when it takes
+    it, else the strict one."""
     if len(text) >= COMPACT_FROM:
         obj = decode_compact(text)
         if obj is not None:
             return obj
+    else:
+        obj = decode_flat(text)
+        if obj is not None:
+            return obj
     return decode_text(text)
+
+
+def decode_flat(text: str) -> dict | None:
+    """The strict reader's value of a line that is one JSON object with no
+    object inside it (a register request), or None for any other line.
+    It is read by JSON's own decoder without the duplicate-key hook (a
+    Python call per object, half of reading a request line); the hook is
+    needed only where a key could repeat, and here none did: with one "{"
+    in the line and as many ":" as the object has keys, each key read had
+    a colon of its own (a brace or colon inside a string only raises the
+    counts, sending the line to the strict reader).  Every error, and so
+    every message, is the strict reader's: None on any failure."""
+    if not text.startswith("{") or text.count("{") != 1:
+        return None
+    try:
+        # the scanner itself: decode() would look for whitespace around the
+        # value with two regular expressions (a line starts with its "{")
+        obj, end = _flat_decoder().scan_once(text, 0)
+    except Exception:  # JSON, hook and recursion errors: the strict reader words them
+        return None
+    if (type(obj) is not dict or len(obj) != text.count(":")
+            or (end < len(text) and text[end:].strip(" \t\n\r"))):
+        return None  # (after the value, only JSON's whitespace)
+    return obj
+
+
+@functools.cache
+def _flat_decoder() -> json.JSONDecoder:
+    # the strict reader's hooks on constants and floats, not on objects
+    return json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 class Streamed:
@@ -370,6 +405,7 @@ def serve(
     stream: BinaryIO,
     out: TextIO,
     handle: Callable[[object], tuple[dict, int]],
+    memo: "dict[bytes, tuple[str, int]] | None" = None,
 ) -> int:
     """Answer each non-blank line of ``stream`` with one JSON line.
 
@@ -377,24 +413,38 @@ def serve(
     other exception: never a traceback, the next line is still served)
     becomes ``{"error": ...}`` with status 2.  Returns the exit status:
     1 if any answer was wrong, else 2 if any line was bad, else 0.
+
+    ``memo``, for a ``handle`` that is a pure function of the line (check's),
+    keeps the answer line of each short line that was not bad input (an
+    error names its line number) so that a repeated line is answered
+    without being read again.
     """
     wrong = bad = False
     lineno = 0
-    # each answer is flushed as it is made, for a partner that waits for it
-    # before it writes the next request (a pipe, a terminal); a regular file
-    # is read to its end without waiting on anyone, so its answers go out
-    # in the output's buffer (a system call per line was a tenth of a
-    # `check` of 20,000 lines)
+    # every answer made is flushed before each read that may wait, for a
+    # partner that waits for an answer before it writes the next request
+    # (a pipe, a terminal); the lines one read brought are answered first,
+    # so a partner that writes ahead gets its answers a read at a time (a
+    # system call per line was a tenth of a `check` of 20,000 lines).  A
+    # regular file waits on no one: its answers go out in the output's buffer
     flush = out.flush if not _regular_file(stream) else None
+    lines = _Lines(stream)
     while True:
-        # readline, not enumerate: enumerate's reused result tuple would
-        # keep the last line alive while the next one is read and served
-        raw = stream.readline()
-        if not raw:
+        if lines.waits() and flush is not None:
+            flush()
+        raw = lines.next()
+        if raw is None:
             break
         lineno += 1
         if raw.isspace():
             continue
+        if memo is not None:
+            known = memo.get(raw)
+            if known is not None:
+                out.write(known[0])
+                wrong |= known[1] == EXIT_WRONG
+                continue
+            key = raw if len(raw) <= MEMO_LINE else None
         obj = None
         try:
             text = decode_utf8(raw)
@@ -412,12 +462,83 @@ def serve(
             status = EXIT_BAD_INPUT
         wrong |= status == EXIT_WRONG
         bad |= status == EXIT_BAD_INPUT
-        _write_answer(out, answer, obj)
-        if flush is not None:
-            flush()
-        raw = text = obj = answer = None  # not kept while the next line is read
+        line = _answer_line(answer, obj)
+        if line is None:
+            _write_answer(out, answer, obj)
+        else:
+            out.write(line)
+            if (memo is not None and key is not None and status != EXIT_BAD_INPUT
+                    and len(memo) < MEMO_LINES):
+                memo[key] = (line, status)
+        raw = text = obj = answer = key = line = None  # not kept while the next line is read
     out.flush()  # a file's answers out before the next file's messages on stderr
     return EXIT_WRONG if wrong else EXIT_BAD_INPUT if bad else EXIT_OK
+
+
+#: ``serve``'s memo keeps lines of at most this many bytes, at most this many
+MEMO_LINE = 1 << 10
+MEMO_LINES = 1 << 16
+
+
+def _answer_line(answer: dict, obj: object) -> str | None:
+    """``_write_answer``'s bytes as one string, for a small answer with no
+    ``Streamed`` value and a request without "id" or with a small one;
+    None for any other (written in pieces by ``_write_answer``)."""
+    for value in answer.values():
+        if isinstance(value, Streamed):
+            return None
+    if isinstance(obj, dict) and "id" in obj:
+        if not answer or "id" in answer:
+            return None
+        ident = json.dumps(obj["id"])
+        if len(ident) > MEMO_LINE:
+            return None
+        return '{"id": ' + ident + ", " + json.dumps(answer)[1:] + "\n"
+    return json.dumps(answer) + "\n"
+
+
+class _Lines:
+    """The lines of a binary stream, each as its ``readline`` returns it,
+    read a block at a time (``read1``: what one read brings, one system
+    call) and cut at each newline; a line longer than a block is finished
+    by ``readline`` and joined once.  ``waits()`` says whether the next
+    line needs a read that may wait (so answers are flushed before it)."""
+
+    BLOCK = 1 << 16
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.read1 = getattr(stream, "read1", None)
+        self.block = b""  # what the last read brought, from ``self.at`` on
+        self.at = 0
+        self.done = False
+
+    def waits(self) -> bool:
+        return self.block.find(b"\n", self.at) < 0 and not self.done
+
+    def next(self) -> bytes | None:
+        if self.read1 is None:  # a stream without read1: a line at a time
+            return self.stream.readline() or None
+        block, at = self.block, self.at
+        end = block.find(b"\n", at)
+        if end >= 0:
+            self.at = end + 1
+            return block[at:end + 1]
+        # the rest of the block is the start of a line (or nothing)
+        head = block[at:]
+        self.block, self.at = b"", 0
+        del block
+        if self.done:
+            return head or None
+        more = self.read1(self.BLOCK)
+        if not more:
+            self.done = True
+            return head or None
+        end = more.find(b"\n")
+        if end < 0:  # a long line: the rest of it at once, joined once
+            return head + more + self.stream.readline()
+        self.block, self.at = more, end + 1
+        return head + more[:end + 1] if head else more[:end + 1]
 
 
 def _regular_file(stream: BinaryIO) -> bool:
@@ -432,6 +553,7 @@ def serve_paths(
     out: TextIO,
     handle: Callable[[object], tuple[dict, int]],
     command: str,
+    memo: "dict[bytes, tuple[str, int]] | None" = None,
 ) -> int:
     """``serve`` every file of ``paths`` in turn (none, or ``-``: stdin).
 
@@ -439,15 +561,16 @@ def serve_paths(
     error half-way) is reported on stderr as one line, ``verified COMMAND:
     error: cannot read PATH: why``, and the next file is still served: each
     file is checked.  Returns the worst status (``core.exits.worse``: a
-    wrong answer outranks bad input)."""
+    wrong answer outranks bad input).  ``memo``: ``serve``'s, one for
+    every file."""
     status = EXIT_OK
     for path in paths or ["-"]:
         if path == "-":
-            status = worse(status, serve(sys.stdin.buffer, out, handle))
+            status = worse(status, serve(sys.stdin.buffer, out, handle, memo))
             continue
         try:
             with open(path, "rb") as stream:
-                status = worse(status, serve(stream, out, handle))
+                status = worse(status, serve(stream, out, handle, memo))
         except BrokenPipeError:
             raise  # our reader went away, not the file: cli.main ends quietly
         except OSError as e:

@@ -33,6 +33,44 @@ def _not_reserved(m: Machine, locs: tuple, what: str) -> None:
                 f"a move or temporary never names a reserved register")
 
 
+def _checked_pair(m: Machine, i: int, pair: object, memo: dict) -> tuple[Place, MLoc, str | None]:
+    """Move ``i`` of a request read and checked on its own (every
+    precondition but the disjoint destinations, which ``MachineMove.make``
+    checks across moves): (dst, src, type name or None), kept in ``memo``
+    when the pair is all names (``Memo``: a run's moves repeat the same few
+    hundred pairs; ``i`` is only ever in an error, never kept)."""
+    if not isinstance(pair, list) or len(pair) not in (2, 3):
+        raise PreconditionError(f"move #{i} must be a [dst, src] pair (or [dst, src, "
+                                f"TYPE]), not {_short(pair)}")
+    try:
+        dst = parse_loc(m, pair[0], allow_imm=False)
+        src = parse_loc(m, pair[1])
+        t = value_type(m, pair[2]) if len(pair) == 3 else None
+    except PreconditionError as e:
+        raise PreconditionError(f"move #{i} {_short(pair)}: {e}") from None
+    _not_reserved(m, (dst, src), f"move {format_move(dst, src)}")
+    wd, ws = width(m, dst), width(m, src)
+    typ = None if t is None else t.name
+    if t is not None:
+        for loc in (dst, src):
+            reason = None if isinstance(loc, Imm) else holds(m, loc, t)
+            if reason is not None:
+                raise PreconditionError(f"move {format_move(dst, src, typ)}: {reason}")
+        ws = wd = None  # a typed move needs no equal widths
+    if isinstance(src, Imm):
+        reason = imm_fits(m, src, wd if t is None else t.width)
+        if reason is not None:
+            raise PreconditionError(f"move {format_move(dst, src, typ)}: {reason}")
+    if ws is not None and wd != ws:
+        raise PreconditionError(
+            f"move {format_move(dst, src)}: {dst} has width {wd} but {src} has "
+            f"width {ws}; a move needs equal widths")
+    key = tuple(pair)
+    if all(type(v) is str for v in key) and len(memo) < MEMO_LIMIT:
+        memo[key] = (dst, src, typ)
+    return dst, src, typ
+
+
 @dataclass(frozen=True)
 class MachineMove:
     """A parallel move on a machine: ``[dst, src]`` pairs (or typed
@@ -56,33 +94,15 @@ class MachineMove:
         pairs: list[tuple[Place, MLoc]] = []
         types: list[str | None] = []
         owner: dict[Unit, int] = {}
+        memo = m.memo.table(_checked_pair)
         for i, pair in enumerate(moves):
-            if not isinstance(pair, list) or len(pair) not in (2, 3):
-                raise PreconditionError(f"move #{i} must be a [dst, src] pair (or [dst, src, "
-                                        f"TYPE]), not {_short(pair)}")
+            # a pair of names read before is looked up (a str equals only a
+            # str); one with a list or an immediate inside is read afresh
             try:
-                dst = parse_loc(m, pair[0], allow_imm=False)
-                src = parse_loc(m, pair[1])
-                t = value_type(m, pair[2]) if len(pair) == 3 else None
-            except PreconditionError as e:
-                raise PreconditionError(f"move #{i} {_short(pair)}: {e}") from None
-            _not_reserved(m, (dst, src), f"move {format_move(dst, src)}")
-            wd, ws = width(m, dst), width(m, src)
-            typ = None if t is None else t.name
-            if t is not None:
-                for loc in (dst, src):
-                    reason = None if isinstance(loc, Imm) else holds(m, loc, t)
-                    if reason is not None:
-                        raise PreconditionError(f"move {format_move(dst, src, typ)}: {reason}")
-                ws = wd = None  # a typed move needs no equal widths
-            if isinstance(src, Imm):
-                reason = imm_fits(m, src, wd if t is None else t.width)
-                if reason is not None:
-                    raise PreconditionError(f"move {format_move(dst, src, typ)}: {reason}")
-            if ws is not None and wd != ws:
-                raise PreconditionError(
-                    f"move {format_move(dst, src)}: {dst} has width {wd} but {src} has "
-                    f"width {ws}; a move needs equal widths")
+                hit = memo.get(tuple(pair)) if type(pair) is list else None
+            except TypeError:
+                hit = None
+            dst, src, typ = hit if hit is not None else _checked_pair(m, i, pair, memo)
             for u in units(m, dst):
                 if u in owner:
                     d2, s2 = pairs[owner[u]]
@@ -93,10 +113,12 @@ class MachineMove:
                 owner[u] = len(pairs)
             pairs.append((dst, src))
             types.append(typ)
-        touched = {u for d, s in pairs for u in (*units(m, d), *units(m, s))}
+        touched: set = set()  # the units the moves touch, once there is a temporary
         temp_list: list[Place] = []
         seen: dict[Unit, Place] = {}
         for t in temps:
+            if not touched and pairs:
+                touched = {u for d, s in pairs for u in (*units(m, d), *units(m, s))}
             try:
                 place = parse_loc(m, t, allow_imm=False)
             except PreconditionError as e:
@@ -211,12 +233,18 @@ def _read_op(m: Machine, value: object) -> tuple[MOperation, str | None]:
     operation whose operands are all names (``["mov", "rax", "rcx"]``, the
     usual case) is remembered by the machine (``Memo``): a run's
     answers repeat the same few hundred operations."""
-    key = tuple(value) if type(value) is list and all(type(v) is str for v in value) else None
     memo = m.memo.table(_read_op)
-    if key is not None:
-        hit = memo.get(key)
+    if type(value) is list:
+        # looked up before its operands' types are: a key equal to a kept
+        # one (all names: a str equals only a str) is that operation; an
+        # unhashable one (a list operand, an immediate) is read afresh
+        try:
+            hit = memo.get(tuple(value))
+        except TypeError:
+            hit = None
         if hit is not None:
             return hit
+    key = tuple(value) if type(value) is list and all(type(v) is str for v in value) else None
     op = parse_op(m, value)
     out = (op, illegal(m, op) or reserved_write(m, op))
     if key is not None and len(memo) < MEMO_LIMIT:
@@ -300,6 +328,7 @@ def _held(v: Value) -> str:
 # -- the request ----------------------------------------------------------
 
 MACHINE_REQUEST_KEYS = ("id", "machine", "moves", "temps", "preserve", "sequence")
+_MACHINE_REQUEST_KEYS = frozenset(MACHINE_REQUEST_KEYS)
 
 
 @dataclass(frozen=True)
@@ -336,7 +365,8 @@ def parse_machine_request(obj: dict, need_sequence: bool) -> MachineRequest:
             raise PreconditionError(
                 f'"{key}" does not go with "machine": the machine says which registers '
                 f"and operations exist; drop \"{key}\"")
-    unknown = sorted(set(obj) - set(MACHINE_REQUEST_KEYS))
+    unknown = ([] if _MACHINE_REQUEST_KEYS.issuperset(obj)
+               else sorted(set(obj) - set(MACHINE_REQUEST_KEYS)))
     if unknown:
         raise PreconditionError(
             f"unknown field(s) {', '.join(map(repr, unknown))}; a machine request has "
