@@ -105,6 +105,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
 from ..core import machine as _m
+from ..core.machine.description import MEMO_LIMIT
 from ..core.semantics import PreconditionError
 from .registry import algorithm
 
@@ -216,11 +217,27 @@ class Frame:
 
     @property
     def units(self) -> list:
+        return list(self._units)
+
+    @functools.cached_property
+    def _units(self) -> tuple:
+        """Every unit of the places, in order (made once per frame)."""
         seen: dict = {}
         for p in self.places:
             for u in p.units:
                 seen.setdefault(u, None)
-        return list(seen)
+        return tuple(seen)
+
+    @functools.cached_property
+    def by_name(self) -> dict:
+        """The places by (name, type) (``_request_place``)."""
+        return {(p.name, p.typ): p for p in self.places}
+
+    @functools.cached_property
+    def memo(self) -> dict:
+        """Answers that depend on the frame alone, remembered per frame
+        (``_Run._saves``)."""
+        return {}
 
 
 @dataclass
@@ -270,6 +287,9 @@ class _Run:
         self.limit = 8 * (len(jobs) + 2) * (len(frame.units) + 2)
         #: break (d), every open job through the stack, before (e)
         self.stack_first = False
+        #: ``_CurIndex`` of ``cur`` (remade when ``cur`` changed: ``index``)
+        self._index: "_CurIndex | None" = None
+        self._index_before: "_CurIndex | None" = None
 
     # -- the state ---------------------------------------------------------
 
@@ -296,7 +316,7 @@ class _Run:
             return
         typ, w = op_type(op)
         if kind == "mov":
-            vals = imm_values(b) if isinstance(b, Imm) else tuple(state[u] for u in b.units)
+            vals = imm_values(b) if isinstance(b, Imm) else [state[u] for u in b.units]
             dst = (a.full or a.units) if typ else a.units
             n = w if typ else len(dst)
             for u, v in zip(dst[:n], vals[:n]):
@@ -306,7 +326,7 @@ class _Run:
         else:
             ua, ub = ((a.full or a.units), (b.full or b.units)) if typ else (a.units, b.units)
             n = w if typ else len(ua)
-            va, vb = tuple(state[u] for u in ua[:n]), tuple(state[u] for u in ub[:n])
+            va, vb = [state[u] for u in ua[:n]], [state[u] for u in ub[:n]]
             for u, v in zip(ua[:n], vb):
                 state[u] = v
             for u, v in zip(ub[:n], va):
@@ -314,7 +334,7 @@ class _Run:
             for u in ua[n:] + ub[n:]:
                 state[u] = UNDEF
 
-    def keeps(self, after: dict, allow: Iterable = ()) -> bool:
+    def keeps(self, after: dict, allow: Iterable = (), changed: "set | None" = None) -> bool:
         """THE step invariant (``proofs/resolve.py`` proves it is kept):
         (1) no finished unit is unfinished, except the ``allow``-ed units of
         a borrowed register (which get a restore job); (2) every goal value
@@ -323,27 +343,59 @@ class _Run:
         in places it can name: all together in one register or slot, or,
         for a destination with parts (an alias's halves), part by part (a
         value held only inside a wider register without parts, e.g. the
-        low half of ``d28`` on armv7-vfp, cannot be read alone)."""
+        low half of ``d28`` on armv7-vfp, cannot be read alone).
+
+        ``changed``: the units ``after`` may differ from ``cur`` in (None:
+        any).  Given, the same three checks read only what a step can have
+        changed (``_HeldAfter``: ``cur``'s index and the step's writes;
+        issue 20: reading every unit at every trial step was most of the
+        resolver's time): (1) and a goal of (2) on the changed units, and
+        (2) for the unchanged unfinished units through the values the step
+        took away (``_HeldAfter.unchanged_goals_held``)."""
         allow = set(allow)
-        held_as = _HeldAs(after, self.f.by_first)
-        for j in self.jobs:
-            if j.imm is None and tuple(after[u] for u in j.dst.units) != j.want \
-                    and not _findable(j.dst, j.want, held_as):
-                return False
-        for u, g in self.goal.items():
+        if changed is None or STACK in after or STACK in self.cur:
+            held_as = _HeldAs(after, self.f.by_first)
+            units: Iterable = self.goal.items()
+        else:
+            held_as = _HeldAfter(self.index, self.cur, after, changed, self.f.by_first)
+            units = [(u, self.goal[u]) for u in held_as.changed if u in self.goal]
+        # the cheap checks first (a trial step mostly fails (1)): the answer
+        # is their conjunction, so the order changes nothing but the time
+        for u, g in units:
             if after[u] == g:
                 continue
             if self.cur[u] == g and u not in allow:
                 return False
-            if not _is_imm(g) and g not in held_as.holders():
+            if not _is_imm(g) and not held_as.holds(g):
+                return False
+        if not held_as.unchanged_goals_held(self.goal):
+            return False
+        for j in self.jobs:
+            if j.imm is None and tuple(after[u] for u in j.dst.units) != j.want \
+                    and not _findable(j.dst, j.want, held_as):
                 return False
         return True
 
+    def index(self) -> "_CurIndex":
+        """``cur``'s index, remade when ``cur`` holds other values than
+        when it was made (compared, not tracked: every writer of ``cur``,
+        a planted mutant's too, is seen)."""
+        snap = tuple(self.cur.values())
+        if self._index is not None and self._index.snap == snap:
+            return self._index
+        # a trial step (``_trial``) that fails puts ``cur`` back: the index
+        # before it is asked for again
+        if self._index_before is not None and self._index_before.snap == snap:
+            self._index, self._index_before = self._index_before, self._index
+            return self._index
+        self._index_before, self._index = self._index, _CurIndex.of(self.cur, self.goal, snap)
+        return self._index
+
     def feasible(self, ops: Sequence[Op], allow: Iterable = ()) -> bool:
-        after = dict(self.cur)
+        after = _Written.of(self.cur)
         for op in ops:
             self.apply(op, after)
-        return self.keeps(after, allow)
+        return self.keeps(after, allow, after.written)
 
     def attempt(self, steps: Sequence[tuple[Op, str]], allow: Iterable = ()) -> bool:
         """Emit ``steps`` if together they keep the invariant."""
@@ -738,10 +790,17 @@ class _Run:
         return Job(r, tuple(self.goal[u] for u in r.units))
 
     def _saves(self, r: Place, avoid: tuple) -> list[Place]:
-        """Places that can hold a borrowed register's value and give it back."""
-        return [p for p in self.f.places
-                if p.width == r.width and not set(p.units) & set(r.units + avoid)
+        """Places that can hold a borrowed register's value and give it back
+        (a question about the frame alone: remembered there)."""
+        key = ("saves", r.name, r.typ, r.units)
+        got = self.f.memo.get(key)
+        if got is None:
+            got = self.f.memo[key] = [
+                p for p in self.f.places
+                if p.width == r.width and not set(p.units) & set(r.units)
                 and self.legal(("mov", p, r)) and self.legal(("mov", r, p))]
+        avoid = set(avoid)
+        return [p for p in got if avoid.isdisjoint(p.units)]
 
     def _borrow_scratch(self, job: Job) -> bool:
         src = self._holder(job.want, job.src, avoid=job.dst)
@@ -1109,6 +1168,23 @@ def _stack_op(op: Op, state: dict) -> None:
         state.pop(STACK, None)
 
 
+class _Written(dict):
+    """A copy of a state that records the keys written into it (``_Run.
+    feasible``: the units a step may have changed, as ``apply`` wrote them)."""
+
+    __slots__ = ("written",)
+
+    @staticmethod
+    def of(state: dict) -> "_Written":
+        out = _Written(state)
+        out.written = set()
+        return out
+
+    def __setitem__(self, key: object, value: object) -> None:
+        self.written.add(key)
+        dict.__setitem__(self, key, value)
+
+
 class _HeldAs:
     """``want in _HeldAs(after, by_first)``: does some place hold exactly
     ``want`` in ``after``?  The same answer as the set of every place's
@@ -1130,11 +1206,111 @@ class _HeldAs:
                 self.by_value.setdefault(v, []).append(u)
         return self.by_value
 
+    def holds(self, value: object) -> bool:
+        """Does some unit hold ``value`` in ``after``?"""
+        return value in self.holders()
+
+    def unchanged_goals_held(self, goal: dict) -> bool:
+        """True: ``keeps`` reads every unit's goal itself on this path."""
+        return True
+
     def __contains__(self, want: tuple) -> bool:
         if not want:
             return bool(self.by_first.get(None))
         after = self.after
         for u in self.holders().get(want[0], ()):
+            for p in self.by_first.get(u, ()):
+                if len(p.units) == len(want) and all(after[x] == w for x, w in zip(p.units, want)):
+                    return True
+        return False
+
+
+@dataclass(frozen=True)
+class _CurIndex:
+    """What the step invariant reads of one state ``cur`` (made once per
+    state, ``_Run.index``): the units holding each value, and for each
+    goal value (not a constant) whether a unit still waits for it."""
+
+    #: ``tuple(cur.values())``: the state it was made of
+    snap: tuple
+    #: value -> the units of ``cur`` that hold it
+    units_of: dict
+    #: the goal values (not constants) some unfinished unit wants
+    waiting: frozenset
+    #: the goal values of ``waiting`` that no unit of ``cur`` holds
+    missing: frozenset
+
+    @staticmethod
+    def of(cur: dict, goal: dict, snap: tuple) -> "_CurIndex":
+        units_of: dict = {}
+        for u, v in cur.items():
+            units_of.setdefault(v, []).append(u)
+        waiting = frozenset(g for u, g in goal.items() if cur[u] != g and not _is_imm(g))
+        return _CurIndex(snap, units_of, waiting,
+                         frozenset(g for g in waiting if g not in units_of))
+
+
+class _HeldAfter:
+    """``_HeldAs`` for a state ``after`` that differs from ``cur`` (indexed
+    by ``_CurIndex``) at most in the units ``changed``: the same answers,
+    read from the index and the changed units only."""
+
+    def __init__(self, index: "Callable[[], _CurIndex]", cur: dict, after: dict, changed: set,
+                 by_first: dict) -> None:
+        #: ``cur``'s index, asked for only when needed (a step that fails
+        #: (1) needs none)
+        self.index_of = index
+        self.cur = cur
+        self.after = after
+        self.by_first = by_first
+        self.changed = [u for u in changed if u != STACK]
+        self._delta: "dict | None" = None
+        self._index: "_CurIndex | None" = None
+
+    @property
+    def index(self) -> _CurIndex:
+        if self._index is None:
+            self._index = self.index_of()
+        return self._index
+
+    def delta(self) -> dict:
+        """value -> how many more units hold it in ``after`` than in ``cur``
+        (made on first use)."""
+        if self._delta is None:
+            self._delta = {}
+            cur, after = self.cur, self.after
+            for u in self.changed:
+                was, now = cur[u], after[u]
+                if was != now:
+                    self._delta[was] = self._delta.get(was, 0) - 1
+                    self._delta[now] = self._delta.get(now, 0) + 1
+        return self._delta
+
+    def holds(self, value: object) -> bool:
+        """Does some unit hold ``value`` in ``after``?"""
+        return len(self.index.units_of.get(value, ())) + self.delta().get(value, 0) > 0
+
+    def unchanged_goals_held(self, goal: dict) -> bool:
+        """(2) for every unfinished unit the step did not change: its goal
+        value (not a constant) is held in ``after``.  Held in ``cur`` and
+        taken from no changed unit, it is still held; so only the values
+        the step took away, and those ``cur`` already lacked, are looked at.
+        (Where only changed units wait for such a value, ``keeps`` has
+        refused the step on their account already: counting them here too
+        changes no answer.)"""
+        index, cur = self.index, self.cur
+        for g in {*(cur[u] for u in self.changed), *index.missing}:
+            if g in index.waiting and not self.holds(g):
+                return False
+        return True
+
+    def __contains__(self, want: tuple) -> bool:
+        if not want:
+            return bool(self.by_first.get(None))
+        after, v = self.after, want[0]
+        for u in itertools.chain(self.index.units_of.get(v, ()), self.changed):
+            if after[u] != v:
+                continue
             for p in self.by_first.get(u, ()):
                 if len(p.units) == len(want) and all(after[x] == w for x, w in zip(p.units, want)):
                     return True
@@ -1271,6 +1447,14 @@ def to_mop(op: Op) -> "_m.MOperation":
 
 
 @functools.lru_cache(maxsize=64)
+def _op_tables(machine: "_m.Machine") -> tuple[dict, dict]:
+    """The legality and cost of operations by ``frame_of``'s key, one pair
+    of tables per machine, shared by its frames (one per set of types: a
+    random x86-64 run has 32, and each one asked the machine afresh)."""
+    return {}, {}
+
+
+@functools.lru_cache(maxsize=64)
 def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
     """The machine's registers (aliased ones with their parts) and slots as
     places, and for each type in ``types`` a typed view of every register
@@ -1294,8 +1478,7 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
             if _m.holds(machine, _m.Place((n,)), t) is None:
                 p = place(n)
                 places.append(Place(n, p.units[:t.width], p.kind, p.cls, (), typ, p.units))
-    legal_cache: dict = {}
-    cost_cache: dict = {}
+    legal_cache, cost_cache = _op_tables(machine)
 
     def key(op: Op):
         kind, a, b = op
@@ -1305,20 +1488,26 @@ def frame_of(machine: "_m.Machine", types: tuple[str, ...] = ()) -> Frame:
 
     def legal(op: Op) -> bool:
         k = key(op)
-        if k not in legal_cache:
+        got = legal_cache.get(k)
+        if got is None:
             _, a, b = op
             mixed = isinstance(b, Place) and a.typ and b.typ and a.typ != b.typ
             mop = to_mop(op)
             # the profile's reserved registers are never written
-            legal_cache[k] = not mixed and _m.illegal(machine, mop) is None and \
+            got = not mixed and _m.illegal(machine, mop) is None and \
                 _m.reserved_write(machine, mop) is None
-        return legal_cache[k]
+            if len(legal_cache) < MEMO_LIMIT:
+                legal_cache[k] = got
+        return got
 
     def cost(op: Op) -> float:
         k = key(op)
-        if k not in cost_cache:
-            cost_cache[k] = _m.op_cost(machine, to_mop(op))
-        return cost_cache[k]
+        got = cost_cache.get(k)
+        if got is None:
+            got = _m.op_cost(machine, to_mop(op))
+            if len(cost_cache) < MEMO_LIMIT:
+                cost_cache[k] = got
+        return got
 
     return Frame(places, legal, cost, frozenset(machine.scratch), machine.unit_bits,
                  bool(machine.pair_moves))
@@ -1329,7 +1518,7 @@ def _request_place(frame: Frame, loc: "_m.MLoc", w: int,
     """The place (or immediate) of a request's location; a typed move's
     single location is its typed view (a typed list is exactly as wide as
     its type and moved part by part: ``greedy`` checks)."""
-    by_name = {(p.name, p.typ): p for p in frame.places}
+    by_name = frame.by_name
     if isinstance(loc, _m.Imm):
         return Imm(loc.value, w, loc.offset)
     if not loc.is_list:
