@@ -101,3 +101,15 @@ def peak_bytes(fn) -> int:
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def in_fresh_interpreter(fn, *args):
+    """``fn(*args)`` in a new Python process (multiprocessing's spawn: no
+    state of this one, Z3's global context included); ``fn`` must be
+    importable by name and its result picklable."""
+    import concurrent.futures
+    import multiprocessing
+
+    with concurrent.futures.ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(fn, *args).result()

@@ -6,6 +6,8 @@ cross-check, and the bounded facts hold."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 import mutants
@@ -33,19 +35,29 @@ def test_a_wrong_encoding_is_caught(monkeypatch):
 @pytest.mark.parametrize("mutant", [m for m in MUTANTS if m.z3], ids=lambda m: m.name)
 def test_the_cross_check_rejects_the_mutant(mutant):
     ns = mutants.load(mutant)
-    _, _, bad, _ = PM.cross_check(300, seed=11, py=ns)
-    _, bad2 = PM.presets_agree(py=ns, per_group=2)
-    assert bad or bad2, f"{mutant.name} survived the Z3 cross-check"
+    # rejected by either check; the presets' check (1.7 s CPU) runs only
+    # when the random cross-check (1 s) lets the mutant through
+    # (docs/testing.md: today it catches every one)
+    rejected = (PM.cross_check(300, seed=11, py=ns)[2]
+                or PM.presets_agree(py=ns, per_group=2)[1])
+    assert rejected, f"{mutant.name} survived the Z3 cross-check"
 
 
-def test_claims_quick():
-    rows = PM.claims(quick=True)
+@pytest.fixture(scope="module")
+def quick_rows() -> list:
+    """``PM.claims(quick=True)``, run once for the two tests that read it
+    (5 s CPU of Z3 each time; the rows are deterministic)."""
+    return PM.claims(quick=True)
+
+
+def test_claims_quick(quick_rows):
+    rows = copy.deepcopy(quick_rows)
     assert len(rows) == 9
     assert [r["result"] for r in rows] == [r["expect"] for r in rows], rows
 
 
-def test_rows_carry_evidence_and_the_right_result_words():
-    rows = PM.claims(quick=True)
+def test_rows_carry_evidence_and_the_right_result_words(quick_rows):
+    rows = copy.deepcopy(quick_rows)
     assert [r["result"] for r in rows[:2]] == ["enumerated", "tested"]
     assert rows[0]["evidence"]["enumerated"] > 500 and rows[1]["evidence"]["tested"] == 300
     for r in rows[2:]:
