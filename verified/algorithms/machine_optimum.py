@@ -728,7 +728,7 @@ def unreachable_goal(mm: M.MachineMove, preserve: str) -> str | None:
     operation's copy.  So a goal value with no such path to its goal unit
     is never there at the end.  (A piece of a constant is a bit pattern:
     any constant may produce it, hence every marked unit.)"""
-    what = _unreachable(mm, preserve, *_flow(mm.machine))
+    what = _unreachable(mm, preserve, None)
     if what is None:
         return None
     return (f"no legal operation of {mm.machine.name}, in any order, can carry {what} "
@@ -736,25 +736,38 @@ def unreachable_goal(mm: M.MachineMove, preserve: str) -> str | None:
             f"unreachable_goal)")
 
 
-def _unreachable(mm: M.MachineMove, preserve: str, edges: dict, marked) -> str | None:
-    """The first goal unit no path of ``edges`` brings its goal value to
-    (``unreachable_goal``), said as "the original value of X into Y", or None."""
+def _unreachable(mm: M.MachineMove, preserve: str, limit: int | None) -> str | None:
+    """The first goal unit no path of ``_flow(machine, limit)`` brings its
+    goal value to (``unreachable_goal``), said as "the original value of X
+    into Y", or None."""
     m = mm.machine
     units = set(m.units())
-    from_marked = None
+    reached = _reached(m, limit)
     for u, v in sorted(goals(mm, preserve).items()):
         if u == v:
             continue
-        if v in units:
-            ok = u in _reach({v}, edges)
-        else:
-            if from_marked is None:
-                from_marked = _reach(marked, edges)
-            ok = u in from_marked
-        if not ok:
+        start = v if v in units else _MARKED
+        ok = reached.get(start)
+        if ok is None:
+            edges, marked = _flow(m, limit)
+            ok = reached[start] = frozenset(_reach({v} if v in units else marked, edges))
+        if u not in ok:
             what = f"the original value of {m.owner(v)}" if v in units else f"the piece {v}"
             return f"{what} into {m.owner(u)}"
     return None
+
+
+#: ``_reached``'s key of the units reachable from the marked ones (a piece
+#: of a constant: any constant write may produce it)
+_MARKED = ("marked",)
+
+
+@functools.lru_cache(maxsize=64)
+def _reached(m: M.Machine, limit: int | None) -> dict:
+    """What ``_reach`` finds on ``_flow(m, limit)`` from one unit (or from
+    the marked units, ``_MARKED``), remembered per machine: conform asks the
+    same few dozen of them for every declined case (issue 20)."""
+    return {}
 
 
 def over_capacity(mm: M.MachineMove, preserve: str) -> str | None:
@@ -780,7 +793,7 @@ def over_capacity(mm: M.MachineMove, preserve: str) -> str | None:
     free = len(units) - len({v for v in goals(mm, preserve).values() if v in units})
     if free >= max(len(m.lookup(n).units) for n in m.names()):
         return None   # no operation loses more than ``free`` units: plain value flow
-    what = _unreachable(mm, preserve, *_flow(m, free))
+    what = _unreachable(mm, preserve, free)
     if what is None:
         return None
     return (f"at most {free} unit(s) of {m.name} can hold anything but a value the move "

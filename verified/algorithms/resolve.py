@@ -846,6 +846,11 @@ class _Run:
             if not (self.finished(r) and self.legal(park)):
                 continue
             for p in [None, *self._saves(r, job.dst.units)]:
+                # most saves and parks break the invariant: asked first,
+                # without a trial's copy of the state (``go`` asks again)
+                if not self.feasible(([] if p is None else [("mov", p, r)]) + [park], r.units):
+                    continue
+
                 def go(p=p, r=r, park=park) -> bool:
                     save = [] if p is None else [(("mov", p, r), "borrow: save")]
                     if not self.attempt(save + [(park, "borrow: park")], r.units):
