@@ -108,6 +108,15 @@ def _array(node: dict, file: str) -> st.SearchStrategy:
 def _object(node: dict, file: str) -> st.SearchStrategy:
     props = node.get("properties", {})
     branches = node.get("oneOf") if "properties" in node else None
+    # each property's strategy is built once, here, not at every draw: a
+    # strategy built afresh is validated afresh by Hypothesis (half the CPU
+    # of test_fuzz_schemas.py's machine test went there); the same
+    # strategies, drawn in the same order, draw the same documents
+    subs = {key: _strategy(sub, file) for key, sub in props.items()}
+    extra = node.get("additionalProperties")
+    more = (st.dictionaries(_strategy(node.get("propertyNames", {"type": "string"}), file),
+                            _strategy(extra, file), max_size=3)
+            if isinstance(extra, dict) else None)
 
     @st.composite
     def draw(draw_):
@@ -118,17 +127,13 @@ def _object(node: dict, file: str) -> st.SearchStrategy:
             required |= set(b.get("required", ()))
             forbidden |= set(b.get("not", {}).get("required", ()))
         out = {}
-        for key, sub in props.items():
+        for key in props:
             if key in forbidden:
                 continue
             if key in required or draw_(st.booleans()):
-                out[key] = draw_(_strategy(sub, file))
-        extra = node.get("additionalProperties")
-        if isinstance(extra, dict):
-            names = node.get("propertyNames", {"type": "string"})
-            more = draw_(st.dictionaries(_strategy(names, file), _strategy(extra, file),
-                                         max_size=3))
-            out.update({k: v for k, v in more.items() if k not in props})
+                out[key] = draw_(subs[key])
+        if more is not None:
+            out.update({k: v for k, v in draw_(more).items() if k not in props})
         return out
 
     return draw()
