@@ -23,14 +23,16 @@ class TapeError(PreconditionError):
 
 
 SsaOp = namedtuple("SsaOp", ["out", "name", "args", "line", "inputs"])
-SsaOp.__doc__ = """One SSA operation ``$out = NAME(args)``.
+# setattr, not an assignment: mypyc (the compiled build) refuses to assign
+# to a class attribute it does not know as a ClassVar
+setattr(SsaOp, "__doc__", """One SSA operation ``$out = NAME(args)``.
 
 ``args`` keeps the source order of the operands: an ``int`` is an SSA
 input (a dense variable index, see ``Tape.names``), a ``str`` is a
 literal immediate (the ``.vm`` format's ``const 2.95``).  ``inputs`` is
 the SSA inputs alone (at most two), kept precomputed because the
 allocator reads it for every operation.  (A named tuple: building one is
-several times cheaper than a frozen dataclass.)"""
+several times cheaper than a frozen dataclass.)""")
 
 
 class Tape:
