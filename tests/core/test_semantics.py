@@ -286,33 +286,6 @@ def test_judge_sorts_only_to_name_the_first_clobbered_location():
         assert v.ok == (not wrong) and (v.ok or v.location == wrong[0])
 
 
-def test_rejudge_reuses_only_the_verdict_on_exactly_the_same_question(monkeypatch):
-    """``rejudge`` repeats ``ensure``'s verdict only for the same move, the
-    same operation objects, model and contract; otherwise it judges."""
-    from verified.algorithms import solve
-    from verified.core import oracle
-    if not oracle.__file__.endswith(".py"):
-        pytest.skip("the compiled build (make fast): its rejudge calls implements "
-                    "directly, so the spy set on the module below never sees the calls")
-    pm = ParallelMove.from_map((1, 2, 0))
-    ops = solve("shuf", pm)
-    last = oracle._receipt
-    assert last is not None and last[0] is pm and last[4].ok
-    judged = []
-    real = oracle.implements
-    monkeypatch.setattr(oracle, "implements", lambda *a: judged.append(a) or real(*a))
-    assert oracle.rejudge(pm, ops, "swap") is last[4] and judged == []
-    assert not oracle.rejudge(pm, ops, "temp").ok  # a swap is not a temp operation
-    assert oracle.rejudge(pm, ops, "swap", "loops").ok and len(judged) == 2
-    twin = ParallelMove.from_map((1, 2, 0))
-    assert oracle.rejudge(twin, ops, "swap").ok and len(judged) == 3
-    ops.append(Mov(0, 1))  # changed after the postcondition ran: judged afresh
-    v = oracle.rejudge(pm, ops, "swap")
-    assert not v.ok and v.location == 0
-    ops[:] = [Swap(0, 1), Swap(0, 1)]  # same length, other objects
-    assert not oracle.rejudge(pm, ops, "swap").ok and len(judged) == 5
-
-
 def test_a_trusted_move_is_the_move_make_builds():
     for n in range(5):
         for want in cases.register_maps(n):

@@ -421,43 +421,9 @@ def ensure(
     if not CONTRACTS_ON:
         return
     verdict = implements(pm, ops, model, preserve)
-    global _receipt
-    # the receipt holds the operations themselves: not those of a huge
-    # request's output in compact form (LazyOps), which would be all its
-    # objects at once (rejudge then judges afresh)
-    _receipt = (None if isinstance(ops, LazyOps)
-                else (pm, tuple(ops), model, preserve, verdict))
     if not verdict.ok:
         raise PostconditionError(f"{algorithm} on {pm}: {verdict.reason}")
     if length is not None and len(ops) != length:
         raise PostconditionError(
             f"{algorithm} on {pm}: {len(ops)} operations, its bound says {length}"
         )
-
-
-#: the question ``ensure`` answered last and its verdict:
-#: (pm, the operations as a tuple, model, preserve, verdict)
-_receipt: tuple | None = None
-
-
-def rejudge(
-    pm: ParallelMove,
-    ops: Sequence[Operation],
-    model: str,
-    preserve: str = "all",
-) -> Verdict:
-    """``implements(pm, ops, model, preserve)`` for a check that runs right
-    after an algorithm's own postcondition (``exhaustive``'s independent
-    check): when ``ensure`` was asked exactly this question last (this very
-    move, the very same operation objects in the same order, the same model
-    and contract), its verdict is the answer, since moves and operations are
-    immutable and ``implements`` is a pure function, so running it again
-    could only repeat it.  What the second check is for stays: if the
-    postcondition was not run (a wrapper that skips it, contracts off), or
-    was asked about another move, model or contract, or the list was
-    changed since, nothing matches and the sequence is judged afresh."""
-    r = _receipt
-    if (r is not None and r[0] is pm and r[2] == model and r[3] == preserve
-            and len(r[1]) == len(ops) and all(a is b for a, b in zip(r[1], ops))):
-        return r[4]
-    return implements(pm, ops, model, preserve)
