@@ -19,10 +19,13 @@ ground-truth search), ``machine_optimum.py`` (the optimum on a machine), ``tempo
 from . import copyset, greedy, leroy, resolve, shuf, windmill, xchg
 from .registry import ALGORITHMS, MACHINE, Algorithm, solve, solve_machine
 
-#: the order of the docs: by family as listed above, then by place in the file
+#: the order of the docs: by family as listed above, then by place in the
+#: file, which is the order of registration within a module (each
+#: ``@algorithm`` runs as its definition is reached, top to bottom; the sort
+#: is stable).  Not the functions' line numbers: a function compiled by
+#: mypyc (docs/fast.md) has no ``__code__``.
 _FAMILIES = [m.__name__ for m in (shuf, leroy, windmill, xchg, greedy, copyset, resolve)]
-_order = sorted(ALGORITHMS.values(), key=lambda a: (
-    _FAMILIES.index(a.module), a.raw.__code__.co_firstlineno))
+_order = sorted(ALGORITHMS.values(), key=lambda a: _FAMILIES.index(a.module))
 ALGORITHMS.clear()
 ALGORITHMS.update((a.name, a) for a in _order)
 

@@ -75,6 +75,7 @@ def leroy(pm: ParallelMove, temp: Optional[TempFor] = None,
     stack: list[int] = []  # sigma, kept only for the trace (the recursion is the stack)
 
     def note(rule: str, i: int) -> None:
+        assert trace is not None  # called only when tracing (a type narrowing for mypyc)
         trace.append(Step(rule, i, tuple(status), tuple(src), tuple(stack), len(out)))
 
     def move_one(i: int) -> None:
@@ -148,6 +149,7 @@ def leroy_iterative(pm: ParallelMove, temp: Optional[TempFor] = None,
     stack: list[list[int]] = []  # frames [i, position in readers of dst[i]]
 
     def note(rule: str, i: int) -> None:
+        assert trace is not None  # called only when tracing (a type narrowing for mypyc)
         trace.append(Step(rule, i, tuple(status), tuple(src),
                           tuple(f[0] for f in stack), len(out)))
 

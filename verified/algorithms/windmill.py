@@ -168,6 +168,8 @@ def _blades_then_axle(
 
     def note(label: str, at: Location, axle: tuple = (), saved: Optional[Location] = None,
              hole: Optional[Location] = None) -> None:
+        # called only when tracing (a type narrowing for mypyc)
+        assert trace is not None and unwritten is not None
         if label != "start":  # a start writes the temporary (or nothing), not ``at``
             unwritten.discard(at)
         trace.append(Step(label, at, frozenset(unwritten), axle, saved, hole,
@@ -209,9 +211,9 @@ def _blades_then_axle(
     start = 0
     saved: Location | None = None
     if reuse_blade:
-        for i, c in enumerate(cycle):
-            if c in copy_of:
-                start, saved = i, copy_of[c]
+        for i, loc in enumerate(cycle):
+            if loc in copy_of:
+                start, saved = i, copy_of[loc]
                 break
     c = cycle[start:] + cycle[:start]
     if saved is None:

@@ -114,6 +114,13 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
     when each of its locations feeds exactly one move (its successor): a
     location feeding a second move roots a blade."""
     number: Callable[[Location], int]
+    regs = pm.registers
+    if type(pm.moves) is tuple and regs is not None and regs <= 2 * len(pm.moves) + 8:
+        # a small declared file (an exhaustive map's, most requests'): every
+        # location is a register of it (make checks), numbered by itself,
+        # with no numbering to build or call (the exhaustive checks count
+        # the cycles of every map)
+        return _walk(*_register_edges(pm.moves, regs))
     if isinstance(pm.moves, Pairs):  # registers already: numbered by themselves
         size = max(pm.moves.values(), default=-1) + 1
         number = int
@@ -132,6 +139,28 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
             si = number(s)
             source[number(d)] = si
             feeds[si] += 1
+    return _walk(source, feeds, non_loop)
+
+
+def _register_edges(moves: tuple, regs: int) -> "tuple[list[int], list[int], int]":
+    """``cycle_counts``'s arrays for moves over registers 0..regs-1, each
+    register its own number."""
+    source = [-1] * regs
+    feeds = [0] * regs
+    non_loop = 0
+    for d, s in moves:
+        if d != s:
+            non_loop += 1
+            source[d] = s
+            feeds[s] += 1
+    return source, feeds, non_loop
+
+
+def _walk(source: "list[int] | array[int]", feeds: "list[int] | array[int]",
+          non_loop: int) -> CycleCounts:
+    """The counts from the arrays: ``source`` (the number each location is
+    moved from, -1 for none) and ``feeds`` (how many moves read each)."""
+    size = len(source)
     walk = _filled(-1, size)  # which walk reached each location first
     cycles = bare = on_cycle = 0
     for start in range(size):
