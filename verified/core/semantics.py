@@ -80,7 +80,15 @@ def _sort_key(loc: Location) -> tuple[int, int, str]:
 
 def sorted_locations(locs: Iterable[Location]) -> list[Location]:
     """Registers by number first, then names alphabetically (deterministic)."""
-    return sorted(set(locs), key=_sort_key)
+    unique = set(locs)
+    try:
+        # only registers, or only names: their own order is the key's, with
+        # no key to call (an algorithm sorts its slots on every call).  With
+        # both, the sort must compare a register with a name somewhere (two
+        # neighbours of any finished order), which raises TypeError
+        return sorted(unique)
+    except TypeError:
+        return sorted(unique, key=_sort_key)
 
 
 # ---------------------------------------------------------------------------
@@ -237,7 +245,8 @@ class ParallelMove:
     def non_loop_moves(self) -> Sequence[tuple[Location, Location]]:
         """The moves with ``dst != src``: the ones that do anything (a
         tuple, or for a move in compact form its Pairs)."""
-        if isinstance(self.moves, Pairs):
+        if type(self.moves) is not tuple and isinstance(self.moves, Pairs):
+            # (a tuple first: Pairs is an ABC, slow to test against)
             return self.moves.without_loops()
         return tuple((d, s) for d, s in self.moves if d != s)
 
