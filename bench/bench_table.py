@@ -330,6 +330,15 @@ def exhaustive_rows(runs: list[Build]) -> None:
         speedup = versus(build, label, cpu).removeprefix("; ")
         row(label + build.label, f"{cpu:.1f} s CPU ({n ** n / cpu:,.0f} maps/CPU-s)", "—",
             speedup or "—")
+    # the same split over 2 processes (check_all's processes=): wall and CPU
+    # apart, since the wall time on 2 cores is not a CPU time
+    label = f"exhaustive n = {n}, shuf, 2 processes"
+    for build in runs:
+        argv = [build.python, "-c", f"from verified.tools.exhaustive import check_all\n"
+                f"r = check_all('shuf', {n}, processes=2)\nassert r.failure_count == 0"]
+        cpu, wall, _ = run_cpu(argv, cwd=build.cwd)
+        row(label + build.label, f"{wall:.1f} s wall, {cpu:.1f} s CPU", "—",
+            f"load average {os.getloadavg()[0]:.1f}")
 
 
 def main() -> None:
