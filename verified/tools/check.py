@@ -8,13 +8,16 @@ import argparse
 import functools
 import importlib
 import sys
+from typing import TYPE_CHECKING
 
 from ..algorithms.optimum import optimum
 from ..core.exits import EXIT_OK, EXIT_WRONG
-from ..core.machine import MachineOptimum, MachineRequest, check_machine_request
 from ..core.oracle import Verdict, implements, read_sequence_memo
 from ..core.semantics import PreconditionError
 from .wire import Request, parse_any, serve_paths
+
+if TYPE_CHECKING:  # the machine model is imported at the first machine request
+    from ..core.machine import MachineOptimum, MachineRequest
 
 
 def check_request(req: Request) -> dict:
@@ -40,9 +43,17 @@ def machine_optimum(req: MachineRequest) -> MachineOptimum:
     """The optimum of a machine request through the ``MACHINE_OPTIMUM`` hook."""
     module = _optimum_module(MACHINE_OPTIMUM)
     if module is None:
-        return MachineOptimum(None, "the optimum on a machine is not computed by this "
+        return _machine().MachineOptimum(None, "the optimum on a machine is not computed by this "
                               "version")
     return module.optimum(req)
+
+
+@functools.cache
+def _machine():
+    # the machine model, imported at the first machine request: a run over
+    # register lines never loads the machine descriptions
+    from ..core import machine
+    return machine
 
 
 @functools.cache
@@ -62,7 +73,7 @@ def check_machine(req: MachineRequest) -> dict:
     """The oracle's JSON answer for a machine request (``docs/machines.md``):
     the verdict, the sequence's cost, and ``"optimal"`` (the minimum total
     cost, or null with ``"optimal_note"``)."""
-    out = check_machine_request(req).to_json()
+    out = _machine().check_machine_request(req).to_json()
     best = machine_optimum(req)
     out["optimal"] = best.cost
     if best.note:
@@ -139,7 +150,7 @@ def _handle_check(obj: object) -> tuple[dict, int]:
                     f'of a request: check judges a "sequence"; `verified conform` judges '
                     f"declines and failures (docs/conform.md)")
     req = parse_any(obj, need_sequence=True)
-    answer = check_machine(req) if isinstance(req, MachineRequest) else check_request(req)
+    answer = check_request(req) if type(req) is Request else check_machine(req)
     return answer, EXIT_OK if answer["ok"] else EXIT_WRONG
 
 
