@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from ..core.graph import CycleCounts, cycle_counts
 from ..core.oracle import check_contract
 from ..core.semantics import ParallelMove, check_model
-from . import copyset
 
 
 @dataclass(frozen=True)
@@ -56,6 +55,9 @@ def optimum(pm: ParallelMove, model: str, preserve: str = "all") -> Optimum:
             '(e.g. "temps": ["t"])',
         )
     if model == "permi":
+        # imported here: the copy-set program brings the registry and every
+        # permi algorithm, which a swap or temp optimum never needs
+        from . import copyset
         return Optimum(copyset.optimal_length(pm, preserve))
     return Optimum(None, f"the optimum is not computed for the {model} model")
 

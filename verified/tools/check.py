@@ -7,14 +7,23 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import json
+import re
 import sys
+from typing import TYPE_CHECKING
 
 from ..algorithms.optimum import optimum
 from ..core.exits import EXIT_OK, EXIT_WRONG
-from ..core.machine import MachineOptimum, MachineRequest, check_machine_request
-from ..core.oracle import Verdict, implements, read_sequence_memo
-from ..core.semantics import PreconditionError
-from .wire import Request, parse_any, serve_paths
+from ..core.errors import check_registers
+from ..core.oracle import (
+    Verdict, effect_of_facts, implements, implements_effect, read_sequence_memo)
+from ..core.semantics import ParallelMove, PreconditionError
+from .wire import (
+    OP_TEXT, PAIR_TEXT, Request, learn_op_text, learn_pair_text, parse_any, serve_paths,
+    texts_read)
+
+if TYPE_CHECKING:  # the machine model is imported at the first machine request
+    from ..core.machine import MachineOptimum, MachineRequest
 
 
 def check_request(req: Request) -> dict:
@@ -22,12 +31,79 @@ def check_request(req: Request) -> dict:
     ops = read_sequence_memo(req.sequence)
     verdict = ops if isinstance(ops, Verdict) else implements(
         req.pm, ops, req.model, req.preserve)
+    return _answer(verdict, req.pm, req.model, req.preserve)
+
+
+def _answer(verdict: Verdict, pm: ParallelMove, model: str, preserve: str) -> dict:
+    """The answer: the verdict's fields and the optimum's."""
     out = verdict.to_json()
-    best = optimum(req.pm, req.model, req.preserve)
+    best = optimum(pm, model, preserve)
     out["optimal"] = best.length
     if best.note:
         out["optimal_note"] = best.note
     return out
+
+
+#: a register request written as ``json.dumps`` writes it, with these keys
+#: in this order: "moves", "registers" (or none), "model", "sequence"; each
+#: move's and each operation's text between its brackets is read alone
+#: (``wire.texts_read``)
+_PLAIN = re.compile(
+    rb'\{"moves": \[(?:\[(.*?)\])?\], (?:"registers": (0|[1-9][0-9]{0,7}), )?'
+    rb'"model": "(temp|swap|permi|spill)", "sequence": \[(?:\[(.*)\])?\]\}\n?', re.S)
+#: longer lines are read the long way (the pattern backtracks)
+_PLAIN_MAX = 1 << 12
+#: an ok answer line per (length, optimum): ``json.dumps`` once for each
+_OK_LINES: dict = {}
+
+
+def fast_answer(raw: bytes) -> "tuple[str, int] | None":
+    """The answer line ``serve`` would write for ``raw`` and its status, for
+    a request line written plainly (``_PLAIN``) that is not bad input;
+    None for any other line, which is read the long way.
+
+    Why it is the line's own answer: each move's text, alone in brackets,
+    was decoded by the strict reader and read by ``location`` as
+    ``ParallelMove.make`` reads a move (``wire.PAIR_TEXT``), each
+    operation's as ``read_sequence_memo`` reads it (``wire.OP_TEXT``);
+    JSON values joined by ", " inside brackets are the array of exactly
+    those values, the rest of the line is ASCII and names four distinct
+    keys, so the strict reader would read the object whose arrays these
+    are.  ``make``'s checks beyond each move (distinct destinations, the
+    declared register file) are made here, and anything they refuse goes
+    the long way for its message; the verdict is ``implements_effect``'s
+    (``implements``' own, run once) and the optimum ``optimum``'s."""
+    if len(raw) > _PLAIN_MAX:
+        return None
+    m = _PLAIN.fullmatch(raw)
+    if m is None:
+        return None
+    moves_text, regs_text, model_text, seq_text = m.groups()
+    pairs = [] if moves_text is None else texts_read(moves_text, PAIR_TEXT, learn_pair_text)
+    facts = [] if seq_text is None else texts_read(seq_text, OP_TEXT, learn_op_text)
+    if pairs is None or facts is None or len(dict(pairs)) != len(pairs):
+        return None
+    n = None
+    if regs_text is not None:
+        n = int(regs_text)
+        try:
+            check_registers(n)
+        except PreconditionError:
+            return None
+        if not all(type(d) is int and d < n and type(s) is int and s < n for d, s in pairs):
+            return None
+    pm = ParallelMove.trusted(tuple(pairs), n)
+    model = model_text.decode()
+    verdict = implements_effect(pm, effect_of_facts(facts), model, "all")
+    status = EXIT_OK if verdict.ok else EXIT_WRONG
+    if verdict.ok:
+        best = optimum(pm, model, "all")
+        key = (verdict.length, best.length, best.note)
+        line = _OK_LINES.get(key)
+        if line is None:
+            line = _OK_LINES[key] = json.dumps(_answer(verdict, pm, model, "all")) + "\n"
+        return line, status
+    return json.dumps(_answer(verdict, pm, model, "all")) + "\n", status
 
 
 #: the module that computes the optimum of a machine request (a function
@@ -40,9 +116,17 @@ def machine_optimum(req: MachineRequest) -> MachineOptimum:
     """The optimum of a machine request through the ``MACHINE_OPTIMUM`` hook."""
     module = _optimum_module(MACHINE_OPTIMUM)
     if module is None:
-        return MachineOptimum(None, "the optimum on a machine is not computed by this "
+        return _machine().MachineOptimum(None, "the optimum on a machine is not computed by this "
                               "version")
     return module.optimum(req)
+
+
+@functools.cache
+def _machine():
+    # the machine model, imported at the first machine request: a run over
+    # register lines never loads the machine descriptions
+    from ..core import machine
+    return machine
 
 
 @functools.cache
@@ -62,7 +146,7 @@ def check_machine(req: MachineRequest) -> dict:
     """The oracle's JSON answer for a machine request (``docs/machines.md``):
     the verdict, the sequence's cost, and ``"optimal"`` (the minimum total
     cost, or null with ``"optimal_note"``)."""
-    out = check_machine_request(req).to_json()
+    out = _machine().check_machine_request(req).to_json()
     best = machine_optimum(req)
     out["optimal"] = best.cost
     if best.note:
@@ -139,7 +223,7 @@ def _handle_check(obj: object) -> tuple[dict, int]:
                     f'of a request: check judges a "sequence"; `verified conform` judges '
                     f"declines and failures (docs/conform.md)")
     req = parse_any(obj, need_sequence=True)
-    answer = check_machine(req) if isinstance(req, MachineRequest) else check_request(req)
+    answer = check_request(req) if type(req) is Request else check_machine(req)
     return answer, EXIT_OK if answer["ok"] else EXIT_WRONG
 
 
@@ -147,4 +231,5 @@ def run(args: argparse.Namespace) -> int:
     # a verdict is a pure function of its line: a repeated line is answered
     # from the memo (small moves repeat: a quarter of 20,000 random ones of
     # 8 registers)
-    return serve_paths(args.files, sys.stdout, _handle_check, "check", memo={})
+    return serve_paths(args.files, sys.stdout, _handle_check, "check", memo={},
+                       fast=fast_answer)

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, BinaryIO, Callable, Iterable, TextIO
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG, worse
 from ..core.compact import OpArray, Pairs
-from ..core.oracle import check_contract
-from ..core.semantics import MODELS, ParallelMove, PreconditionError, check_model
+from ..core.oracle import check_contract, op_facts, read_sequence_memo
+from ..core.semantics import MODELS, ParallelMove, PreconditionError, check_model, location
 
 if TYPE_CHECKING:
     from ..core.machine import MachineRequest
@@ -339,6 +339,86 @@ def _flat_decoder() -> json.JSONDecoder:
     return json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
+# ---------------------------------------------------------------------------
+# The texts of operations and pairs, each read once (conform's answer lines,
+# check's request lines)
+# ---------------------------------------------------------------------------
+
+#: the text between the brackets of one operation (b'"mov", 2, 1') ->
+#: ``oracle.op_facts`` of the operation it reads as, alone in brackets
+#: (False: it does not read as one); bounded, emptied when full
+OP_TEXT: dict = {}
+OP_TEXT_SIZE = 1 << 14
+OP_TEXT_MAX = 64
+
+
+def learn_op_text(piece: bytes) -> "tuple | None":
+    """``op_facts`` of the one operation ``[piece]`` reads as (decoded alone
+    by the strict reader, read by ``read_sequence_memo``), kept in
+    ``OP_TEXT`` (with False when it is not one: never again decoded)."""
+    memo = OP_TEXT
+    if piece in memo or len(piece) > OP_TEXT_MAX:
+        return None  # known not to be one operation alone, or too long to keep
+    got: "tuple | bool" = False
+    try:
+        value = decode_line(b"[" + piece + b"]")
+    except PreconditionError:
+        pass
+    else:
+        parsed = read_sequence_memo([value])
+        if type(parsed) is list and len(parsed) == 1:
+            got = op_facts(parsed[0])
+    if len(memo) >= OP_TEXT_SIZE:
+        memo.clear()
+    memo[piece] = got
+    return got or None
+
+
+#: the text between the brackets of one move (b'2, 1') -> the pair of
+#: locations ``ParallelMove.make`` reads from ``[piece]`` decoded alone
+#: (False: it is not a pair of locations); bounded as ``OP_TEXT``
+PAIR_TEXT: dict = {}
+
+
+def learn_pair_text(piece: bytes) -> "tuple | None":
+    """The (dst, src) ``ParallelMove.make`` reads from the one move
+    ``[piece]`` decodes as (a list of two values, each read by
+    ``location``), kept in ``PAIR_TEXT`` (False when it is not one)."""
+    memo = PAIR_TEXT
+    if piece in memo or len(piece) > OP_TEXT_MAX:
+        return None
+    got: "tuple | bool" = False
+    try:
+        pair = decode_line(b"[" + piece + b"]")
+        if type(pair) is list and len(pair) == 2:
+            got = (location(pair[0]), location(pair[1]))
+    except PreconditionError:
+        pass
+    if len(memo) >= OP_TEXT_SIZE:
+        memo.clear()
+    memo[piece] = got
+    return got or None
+
+
+def texts_read(text: bytes, memo: dict, learn: Callable[[bytes], "tuple | None"]) -> "list | None":
+    """What each piece of ``text`` cut at ``b"], ["`` reads as alone
+    (``memo``, else ``learn``), or None when one does not read as one
+    (the caller reads the line the long way).  JSON values joined by
+    ", " inside brackets are the array of exactly those values, however the
+    text was cut: a piece that is not a whole value alone fails."""
+    pieces = text.split(b"], [")
+    got = list(map(memo.get, pieces))
+    if all(got):
+        return got
+    for i, one in enumerate(got):  # a text not seen yet (or known not to be one)
+        if not one:
+            one = learn(pieces[i])
+            if one is None:
+                return None
+            got[i] = one
+    return got
+
+
 class Streamed:
     """A JSON array in an answer whose items are made while it is written
     (``_write_answer``): a million-operation ``"sequence"`` is never held
@@ -406,6 +486,7 @@ def serve(
     out: TextIO,
     handle: Callable[[object], tuple[dict, int]],
     memo: "dict[bytes, tuple[str, int]] | None" = None,
+    fast: "Callable[[bytes], tuple[str, int] | None] | None" = None,
 ) -> int:
     """Answer each non-blank line of ``stream`` with one JSON line.
 
@@ -418,6 +499,10 @@ def serve(
     keeps the answer line of each short line that was not bad input (an
     error names its line number) so that a repeated line is answered
     without being read again.
+
+    ``fast(line) -> (answer line, status)``, or None to leave the line to
+    ``handle``: the same answer, read a shorter way from a line written
+    the usual way (check's ``fast_answer``); it never answers bad input.
     """
     wrong = bad = False
     lineno = 0
@@ -445,6 +530,15 @@ def serve(
                 wrong |= known[1] == EXIT_WRONG
                 continue
             key = raw if len(raw) <= MEMO_LINE else None
+        if fast is not None:
+            got = fast(raw)
+            if got is not None:
+                line, status = got
+                out.write(line)
+                wrong |= status == EXIT_WRONG
+                if memo is not None and key is not None and len(memo) < MEMO_LINES:
+                    memo[key] = got
+                continue
         obj = None
         try:
             text = decode_utf8(raw)
@@ -556,6 +650,7 @@ def serve_paths(
     handle: Callable[[object], tuple[dict, int]],
     command: str,
     memo: "dict[bytes, tuple[str, int]] | None" = None,
+    fast: "Callable[[bytes], tuple[str, int] | None] | None" = None,
 ) -> int:
     """``serve`` every file of ``paths`` in turn (none, or ``-``: stdin).
 
@@ -564,15 +659,15 @@ def serve_paths(
     error: cannot read PATH: why``, and the next file is still served: each
     file is checked.  Returns the worst status (``core.exits.worse``: a
     wrong answer outranks bad input).  ``memo``: ``serve``'s, one for
-    every file."""
+    every file; ``fast``: ``serve``'s."""
     status = EXIT_OK
     for path in paths or ["-"]:
         if path == "-":
-            status = worse(status, serve(sys.stdin.buffer, out, handle, memo))
+            status = worse(status, serve(sys.stdin.buffer, out, handle, memo, fast))
             continue
         try:
             with open(path, "rb") as stream:
-                status = worse(status, serve(stream, out, handle, memo))
+                status = worse(status, serve(stream, out, handle, memo, fast))
         except BrokenPipeError:
             raise  # our reader went away, not the file: cli.main ends quietly
         except OSError as e:

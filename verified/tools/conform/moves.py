@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ... import cases as gen
 from ...core.oracle import (
-    Effect, Verdict, effect, effect_of_facts, implements, implements_effect, op_facts,
+    Effect, Verdict, effect, effect_of_facts, implements, implements_effect,
     read_sequence_memo)
 from ...core.semantics import (
     MODELS,
@@ -28,7 +28,7 @@ from ...core.semantics import (
     loc_name,
     operation,
 )
-from ..wire import decode_line
+from ..wire import OP_TEXT, learn_op_text, texts_read
 from .checker import CaseType, Judgement, decode_answer
 
 #: Our reference algorithm per model (registered in ``verified.algorithms``,
@@ -98,26 +98,19 @@ def decoded_effect(line: bytes) -> "Effect | None":
     return None
 
 
-#: the text between the brackets of one operation of an answer line (b'"mov",
-#: 2, 1') -> ``oracle.op_facts`` of the operation it reads as, alone in
-#: brackets (None: it does not read as one); bounded, emptied when full
-_OP_TEXT: dict = {}
-_OP_TEXT_SIZE = 1 << 14
-_OP_TEXT_MAX = 64
 _HEAD = b'{"sequence": [['
 _TAIL = b']]}'
-_SEP = b'], ['
 
 
 def _op_facts_of(line: bytes) -> "list | None":
     """The ``op_facts`` of the operations of ``{"sequence": [[...], ...,
     [...]]}`` written exactly so (each operation in brackets, ", " between
     them, no other space), when the text of each operation is one seen
-    before alone (``_OP_TEXT``); else None, and the caller decodes the line.
+    before alone (``wire.OP_TEXT``, one memo with check's request lines); else None, and the caller decodes the line.
 
     Why this is the line's own reading, not a second parser: each piece
     between the separators, in brackets, was decoded on its own by the
-    strict reader (``decode_line``) and read by ``parse_sequence``; JSON
+    strict reader (``wire.decode_line``) and read by ``parse_sequence``; JSON
     values joined by ", " inside "[...]" are an array of exactly those
     values (however the text was cut: a piece that is not a whole value
     on its own fails and the line goes the long way), the separators are
@@ -130,38 +123,7 @@ def _op_facts_of(line: bytes) -> "list | None":
     if not (line.startswith(_HEAD) and line.endswith(_TAIL)
             and len(_HEAD) + len(_TAIL) <= len(line) <= _LINE_MEMO_MAX_LINE):
         return None
-    pieces = line[len(_HEAD):-len(_TAIL)].split(_SEP)
-    facts = list(map(_OP_TEXT.get, pieces))
-    if all(facts):
-        return facts
-    for i, got in enumerate(facts):  # a text not seen yet (or known not to be one)
-        if not got:
-            got = _learn_op_text(pieces[i])
-            if got is None:
-                return None
-            facts[i] = got
-    return facts
-
-
-def _learn_op_text(piece: bytes) -> "tuple | None":
-    """``op_facts`` of the one operation ``[piece]`` reads as, kept in
-    ``_OP_TEXT`` (with False when it is not one: never again decoded)."""
-    memo = _OP_TEXT
-    if piece in memo or len(piece) > _OP_TEXT_MAX:
-        return None  # known not to be one operation alone, or too long to keep
-    got: "tuple | bool" = False
-    try:
-        value = decode_line(b"[" + piece + b"]")
-    except PreconditionError:
-        pass
-    else:
-        parsed = parse_sequence([value])
-        if type(parsed) is list and len(parsed) == 1:
-            got = op_facts(parsed[0])
-    if len(memo) >= _OP_TEXT_SIZE:
-        memo.clear()
-    memo[piece] = got
-    return got or None
+    return texts_read(line[len(_HEAD):-len(_TAIL)], OP_TEXT, learn_op_text)
 
 
 class _PairText(dict):
@@ -280,7 +242,7 @@ class MoveType(CaseType):
 
     def forget(self) -> None:
         _LINE_MEMO.clear()
-        _OP_TEXT.clear()
+        OP_TEXT.clear()
 
     def solvable(self, case: gen.Case) -> bool:
         if self.model in ("swap", "permi"):
