@@ -302,6 +302,48 @@ def test_sure_until_is_correct_on_each(model, temps):
         assert ct.sure_until(packed, lines, i) == want
 
 
+_SETTLED_CASES = list(cases.exhaustive_cases(3)) + [
+    cases.Case(4, ((0, 1), (1, 0), (3, 3))), cases.Case(4, ((1, 0), (0, 1))),
+    cases.Case(3, ((2, 2), (0, 1), (1, 0)))]
+
+
+@pytest.mark.parametrize("model, temps", [("swap", ()), ("temp", ("t",)), ("permi", ()),
+                                          ("spill", ("m0",))])
+@pytest.mark.parametrize("preserve", ["all", "loops"])
+def test_the_settled_test_says_ok_exactly_when_classify_does(model, temps, preserve):
+    """``sure_until``'s first test (``moves.settled``: the move, its
+    self-moves left out, is the pairs the answer changes) must never say
+    OK where ``classify`` does not, and the loop must agree with classify
+    on every case and answer line: our own answers to every move over at
+    most 3 registers (right for some moves, wrong for others; moves also
+    in reverse order and with self-moves), an answer that names a register
+    beyond the file and restores it, one that restores a clobbered
+    register, one that uses a temporary; each line learnt fresh (from its
+    operation texts) and from the memo of Effects."""
+    ct = mv.MoveType(model, temps, preserve)
+    lines = {b'{"sequence": []}', b'{"sequence": [["swap", 0, 3], ["swap", 0, 3]]}',
+             b'{"sequence": [["mov", 1, 0], ["mov", 0, 1]]}',
+             b'{"sequence": [["swap", 0, 1], ["mov", 2, 1], ["swap", 0, 1]]}',
+             b'{"sequence": [["mov", "t", 0], ["mov", 0, 1], ["mov", 1, "t"]]}',
+             b'{"sequence": [["mov", 1, 0], ["mov", 0, 1]], "x": 1}'}
+    for c in _SETTLED_CASES:
+        ours, _ = ct.reference(c)
+        if ours is not None:
+            lines.add(json.dumps({"sequence": ours}).encode())
+    every = _SETTLED_CASES + [cases.Case(c.registers, c.moves[::-1]) for c in _SETTLED_CASES]
+    oks = 0
+    for line in sorted(lines):
+        for learnt in (False, True):
+            ct.forget()
+            if learnt:
+                mv.answer_effect(line)
+            for c in every:
+                want = C.classify(ct, c, line, False)[0] == C.OK
+                assert ct.sure_until([ct.pack(c)], [line], 0) == want, (c, line, learnt)
+                oks += want
+    assert oks > 100  # not a test of wrong answers alone
+
+
 def test_memo_keeps_types_apart():
     assert C.parse_sequence([["mov", 1, 0]]) == [Mov(1, 0)]
     assert C.parse_sequence([["mov", True, 0]]) == Verdict(

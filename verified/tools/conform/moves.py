@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from itertools import chain, filterfalse
 import random as gen_random
 import json
 import shlex
@@ -25,6 +26,7 @@ from ...core.semantics import (
     Location,
     ParallelMove,
     PreconditionError,
+    execute,
     loc_name,
     operation,
 )
@@ -60,6 +62,9 @@ _LINE_MEMO_SIZE = 1 << 16
 #: the longest line the memo keeps (a 48 MB garbage line was held there
 #: through the rest of the run, its replay alone included)
 _LINE_MEMO_MAX_LINE = 1 << 16
+#: (model, temps) -> answer line -> its ``settled`` pairs (None: judged the
+#: usual way); each bounded like ``_LINE_MEMO``
+_SETTLED: dict = {}
 
 
 def answer_effect(line: bytes) -> "Effect | None":
@@ -75,14 +80,71 @@ def answer_effect(line: bytes) -> "Effect | None":
     got = memo.get(line, memo)
     if got is not memo:
         return got
-    facts = _op_facts_of(line)
-    eff = decoded_effect(line) if facts is None else effect_of_facts(facts)
+    eff = _line_effect(line)
     if len(line) > _LINE_MEMO_MAX_LINE:
         return eff  # not kept: a huge line would stay alive in the memo
     if len(memo) >= _LINE_MEMO_SIZE:
         memo.clear()
     memo[line] = eff
     return eff
+
+
+def _line_effect(line: bytes) -> "Effect | None":
+    """``answer_effect`` without its memo."""
+    facts = _op_facts_of(line)
+    return decoded_effect(line) if facts is None else effect_of_facts(facts)
+
+
+#: every self-move ``(d, d)`` the settled test leaves out of a move (on
+#: r0..r1023; a self-move beyond sends the case the long way)
+_SELF_MOVES = frozenset((d, d) for d in range(1 << 10))
+_is_self_move = _SELF_MOVES.__contains__
+#: the operation classes of each model, as a set (as ``implements_effect``)
+_MODEL_KINDS = {model: frozenset(kinds) for model, kinds in MODELS.items()}
+
+
+def settled(eff: Effect, model: str, temps: tuple) -> "tuple | None":
+    """``(eff.top, changed)``, where ``changed`` lists the registers whose
+    value ``eff.state`` changes, each as the pair (register, the value it
+    ends with), by register, when ``implements_effect`` judges ``eff`` by
+    ``judge`` on its state for any move in this model with these
+    temporaries over at least ``eff.top`` registers (its operations are the
+    model's, the other locations it names are declared temporaries); else
+    None.
+
+    ``changed`` is what ``sure_until`` compares a move with: when a valid
+    move (distinct destinations) over ``registers >= eff.top`` lists
+    exactly the pairs of ``changed`` once its self-moves are left out,
+    ``judge`` finds it right under either contract: each destination holds
+    its source (a pair of ``changed``: the value the state leaves; a
+    self-move's register: not in ``changed``, so unchanged), and every
+    register that holds another value than its own is in ``changed``, so a
+    destination, never clobbered.  Any other move is judged the usual way
+    (``implements_effect``): this is a sufficient test, never a second
+    opinion."""
+    if not eff.kinds <= _MODEL_KINDS[model] or (eff.names and not eff.names <= frozenset(temps)) \
+            or type(eff.ops) is not list:
+        return None
+    return _changed(eff.top, eff.state)
+
+
+def _changed(top: int, state: dict) -> tuple:
+    changed = [(loc, got) for loc, got in state.items() if got != loc and type(loc) is int]
+    changed.sort()
+    return (top, tuple(changed))
+
+
+def settled_of_facts(facts: list, model: str, temps: tuple) -> "tuple | None":
+    """``settled(effect_of_facts(facts), model, temps)`` without building
+    the ``Effect`` (a new answer line's cost: most lines are judged once
+    or a few times)."""
+    if not facts:
+        return (0, ())
+    ops, kinds, tops, names = zip(*facts)
+    if not _MODEL_KINDS[model].issuperset(kinds) or (
+            any(names) and not frozenset(temps).issuperset(chain.from_iterable(names))):
+        return None
+    return _changed(max(tops), execute(ops))
 
 
 def decoded_effect(line: bytes) -> "Effect | None":
@@ -226,10 +288,25 @@ class MoveType(CaseType):
             return super().sure_until(cases, lines, i)
         memo, pm_of, judge = _LINE_MEMO, self._pm, implements_effect
         model, preserve = self.model, self.preserve
+        known = _SETTLED.get((model, self.temps))
+        if known is None:
+            known = _SETTLED[model, self.temps] = {}
+        is_self = _is_self_move
         n = len(cases)
         try:
             while i < n:
                 line = lines[i]
+                # first the settled test (``settled``): the move, self-moves
+                # left out, is the pairs the answer changes
+                got = known.get(line, known)
+                if got is known:
+                    got = self._settle(line, known)
+                if got is not None:
+                    registers, moves = cases[i]
+                    if got[0] <= registers and (moves == got[1] or tuple(
+                            filterfalse(is_self, moves)) == got[1]):
+                        i += 1
+                        continue
                 eff = memo.get(line, memo)
                 if eff is memo:
                     eff = answer_effect(line)
@@ -240,9 +317,27 @@ class MoveType(CaseType):
             return i  # any doubt: classify says why
         return n
 
+    def _settle(self, line: bytes, known: dict) -> "tuple | None":
+        """``settled`` of the line's operations (None: not an answer, or
+        judged the usual way), kept in ``known``."""
+        eff = _LINE_MEMO.get(line, _LINE_MEMO)
+        if eff is not _LINE_MEMO:
+            got = None if eff is None else settled(eff, self.model, self.temps)
+        elif (facts := _op_facts_of(line)) is not None:
+            got = settled_of_facts(facts, self.model, self.temps)
+        else:  # not kept in _LINE_MEMO: the settled pairs are enough
+            eff = decoded_effect(line)
+            got = None if eff is None else settled(eff, self.model, self.temps)
+        if len(line) <= _LINE_MEMO_MAX_LINE:
+            if len(known) >= _LINE_MEMO_SIZE:
+                known.clear()
+            known[line] = got
+        return got
+
     def forget(self) -> None:
         _LINE_MEMO.clear()
         OP_TEXT.clear()
+        _SETTLED.clear()
 
     def solvable(self, case: gen.Case) -> bool:
         if self.model in ("swap", "permi"):
