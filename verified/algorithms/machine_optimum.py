@@ -743,7 +743,10 @@ def _unreachable(mm: M.MachineMove, preserve: str, limit: int | None) -> str | N
     m = mm.machine
     units = set(m.units())
     reached = _reached(m, limit)
-    for u, v in sorted(goals(mm, preserve).items()):
+    # ``goals`` less what ``preserve`` adds (a unit keeping its own value,
+    # skipped here): the destinations' values (issue 20: the whole goal map
+    # was built for each declined case of a conform run)
+    for u, v in sorted(mm.expected().items()):
         if u == v:
             continue
         start = v if v in units else _MARKED

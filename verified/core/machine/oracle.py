@@ -146,31 +146,36 @@ class MachineMove:
     def value_units(self, i: int) -> tuple[Unit, ...]:
         """The units of move ``i``'s destination that must hold its value:
         all of them, or a typed move's low ``width`` units."""
-        d = self.moves[i][0]
-        du = units(self.machine, d)
-        t = self.type_of(i)
-        return du if t is None else du[:self.machine.type(t).width]
+        return _value_units(self.machine, self.moves[i][0], self.type_of(i))
 
     def typed_moves(self) -> Iterable[tuple[Place, MLoc, str | None]]:
         """(dst, src, type) for every move."""
         return ((d, s, self.type_of(i)) for i, (d, s) in enumerate(self.moves))
 
+    def wanted(self, i: int) -> tuple[tuple[Unit, Value], ...]:
+        """(unit, value) for each unit of move ``i``'s destination that must
+        hold its value (``value_units``, low unit first) and the original
+        value it must hold."""
+        d, s = self.moves[i]
+        return wanted_values(self.machine, d, s, self.type_of(i))
+
     def expected(self) -> dict[Unit, Value]:
         """unit -> the value it must hold afterwards, destinations only (in
         move order, low unit first; a typed move's low units only)."""
         out: dict[Unit, Value] = {}
-        for i, (d, s) in enumerate(self.moves):
-            du = self.value_units(i)
-            out.update(zip(du, values(self.machine, s, len(du))))
+        for i in range(len(self.moves)):
+            out.update(self.wanted(i))
         return out
 
     def written(self) -> frozenset[Unit]:
         """Every unit of every destination (a typed move's other units
         count as written: they need not keep their value)."""
-        return frozenset(u for d, _ in self.moves for u in units(self.machine, d))
+        m = self.machine
+        return frozenset().union(*[units(m, d) for d, _ in self.moves])
 
     def temp_units(self) -> frozenset[Unit]:
-        return frozenset(u for t in self.temps for u in units(self.machine, t))
+        # one frozenset per declared temporaries (a run's requests share them)
+        return self.machine.memo.ask(_temp_units, self.temps, self.machine, self.temps)
 
     def to_json(self) -> dict:
         return {"moves": [[d.to_json(), s.to_json()] + ([t] if t else [])
@@ -179,6 +184,29 @@ class MachineMove:
 
     def __str__(self) -> str:
         return "(" + ", ".join(format_move(d, s, t) for d, s, t in self.typed_moves()) + ")"
+
+
+def _value_units(m: Machine, d: Place, t: str | None) -> tuple[Unit, ...]:
+    du = units(m, d)
+    return du if t is None else du[:m.type(t).width]
+
+
+def wanted_values(m: Machine, d: Place, s: MLoc, t: str | None) -> tuple[tuple[Unit, Value], ...]:
+    """``MachineMove.wanted`` of a move ``d <- s`` of type ``t``: its value
+    units zipped with the source's values; remembered by the machine
+    (``Memo``: a run's cases repeat the same few hundred moves, and
+    ``judge`` asks this of every move of every answer)."""
+    return m.memo.ask(_wanted_values, (d, s, t), m, d, s, t)
+
+
+def _wanted_values(m: Machine, d: Place, s: MLoc, t: str | None) -> tuple:
+    """``wanted_values`` without the memo."""
+    du = _value_units(m, d, t)
+    return tuple(zip(du, values(m, s, len(du))))
+
+
+def _temp_units(m: Machine, temps: tuple) -> frozenset[Unit]:
+    return frozenset(u for t in temps for u in units(m, t))
 
 
 @dataclass(frozen=True)
@@ -285,9 +313,9 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
             False, length, cost=total,
             reason=f"the stack is left with {left} word{'s' if left != 1 else ''} pushed; a "
             f"sequence must pop every word it pushes")
+    types = mm.types
     for i, (d, s) in enumerate(mm.moves):
-        du = mm.value_units(i)
-        for u, want in zip(du, values(m, s, len(du))):
+        for u, want in wanted_values(m, d, s, types[i] if types else None):
             got = state.get(u, u)
             if got != want:
                 return MachineVerdict(

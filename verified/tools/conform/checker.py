@@ -471,6 +471,9 @@ def check_chunk(ct: CaseType, optimal: bool, chunk: Chunk) -> ChunkResult:
             if optimal:
                 tally.add_gap(chunk.start + off, detail, ct.size(case))
             continue
+        if kind == REFUSED_OK:  # only counted (``Tally.add``): no size to compute
+            tally.counts[REFUSED_OK] += 1
+            continue
         if kind in (WRONG, REFUSED, FAILED):
             to = _fits_neighbours(ct, chunk, off, line)
             res.fits.append((off, to))
