@@ -296,28 +296,57 @@ print(sorted(cpu)[len(cpu) // 2])
 """
 
 
+#: what the `verified` console script runs (``python -m`` adds runpy's
+#: imports), for a build that has no script of its own ([before])
+SCRIPT = "import sys; from verified.cli import main; sys.exit(main())"
+
+
+def rust_work(rust_cmd: str, rust: float) -> "float | None":
+    """An estimate of the Rust work alone: its whole process on the tape
+    less its whole process on a one-operation tape (its start-up, reading
+    and printing one line), each its best of 21."""
+    with tempfile.TemporaryDirectory() as d:
+        one = Path(d) / "one.tape"
+        one.write_text("$0 = X()\n")
+        start = best_cpu(shlex.split(rust_cmd.replace("{tape}", shlex.quote(str(one)))),
+                         repeats=21)
+    work = rust - start
+    row("SSRA Rust work alone (estimate)", f"{work * 1e3:.2f} ms CPU",
+        f"whole {rust * 1e3:.2f} - start-up {start * 1e3:.2f}", "—")
+    return work if work > 0 else None
+
+
 def ssra_rows(runs: list[Build]) -> None:
     rust_cmd = os.environ.get("SSRA_RUST")
+    work = None
     if rust_cmd:
         rust = best_cpu(shlex.split(rust_cmd.replace("{tape}", shlex.quote(str(TAPE)))),
-                        repeats=11)
+                        repeats=21)
         anchor = f"Rust {rust * 1e3:.1f} ms CPU (same run)"
+        work = rust_work(rust_cmd, rust)
     else:
         rust = RUST_WRITE_UP_MS / 1e3
         anchor = f"Rust {RUST_WRITE_UP_MS} ms (write-up, NOT same-run)"
+    alloc = ("ssra", "alloc", "--registers", "24", str(TAPE))
     for build in runs:
         inproc = float(run_cpu([build.python, "-c", IN_PROCESS], cwd=build.cwd)[2])
-        whole = best_cpu(build.verified("ssra", "alloc", "--registers", "24", str(TAPE)),
-                         repeats=5, cwd=build.cwd)
+        whole = best_cpu(build.verified(*alloc), repeats=5, cwd=build.cwd)
+        script = best_cpu([build.python, "-c", SCRIPT, *alloc], repeats=5, cwd=build.cwd)
         # the floor of any whole process of ours: the interpreter's start-up
         bare = best_cpu([build.python, "-c", "pass"], repeats=5, cwd=build.cwd)
         label = "SSRA parse+alloc+print, N=24, in process"
         row(label + build.label, f"{inproc * 1e3:.1f} ms CPU", anchor,
-            f"x{inproc / rust:.1f} Rust" + versus(build, label, inproc))
+            f"x{inproc / rust:.1f} Rust"
+            + (f", x{inproc / work:.1f} Rust work alone" if work else "")
+            + versus(build, label, inproc))
         label = "SSRA, whole `verified ssra alloc` process"
         row(label + build.label, f"{whole * 1e3:.1f} ms CPU", anchor,
             f"x{whole / rust:.1f} Rust, x{whole / bare:.1f} `python -c pass` "
             f"({bare * 1e3:.1f} ms)" + versus(build, label, whole))
+        label = "SSRA, the same as the `verified` script"
+        row(label + build.label, f"{script * 1e3:.1f} ms CPU", anchor,
+            f"x{script / rust:.1f} Rust, x{script / bare:.1f} `python -c pass`"
+            + versus(build, label, script))
 
 
 def exhaustive_rows(runs: list[Build]) -> None:

@@ -9,12 +9,18 @@ exhausted memory or a bug of ours is one line too, never a traceback."""
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 
 from .core.exits import EXIT_BAD_INPUT
+
+# argparse is imported by the parser's builder, not here: a plain
+# `verified ssra alloc` command line never builds it (start-up time,
+# docs/ssra.md)
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse
 
 #: (name, module, one-line help).  Modules are imported only when used.
 SUBCOMMANDS = [
@@ -49,18 +55,38 @@ right; 1 something checked is wrong (a sequence, an answer, an allocation);
 _TRACEBACK = os.environ.get("VERIFIED_TRACEBACK", "") not in ("", "0")
 
 
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line that names the
-    (sub)command and where its help is, with exit status 2."""
+def _parser_class() -> "type[argparse.ArgumentParser]":
+    """``Parser``, defined on first use (with argparse's import)."""
+    global _PARSER
+    if _PARSER is None:
+        import argparse
 
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT,
-                  f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        class Parser(argparse.ArgumentParser):
+            """An argument parser whose usage errors are one line that names the
+            (sub)command and where its help is, with exit status 2."""
+
+            def error(self, message: str):  # type: ignore[override]
+                self.exit(EXIT_BAD_INPUT,
+                          f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+        _PARSER = Parser
+    return _PARSER
+
+
+_PARSER: "type[argparse.ArgumentParser] | None" = None
+
+
+def __getattr__(name: str):
+    if name == "Parser":   # verified.cli.Parser, as when it was defined here
+        return _parser_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Only the chosen subcommand's module is imported (so `verified check`
     does not import Z3 or the allocator)."""
+    import argparse
+    Parser = _parser_class()
     parser = Parser(
         prog="verified",
         description="Formally-checked reference register shuffling: an oracle "
@@ -88,6 +114,13 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:2] == [command, name]:
             verb = importlib.import_module(module)
             return _guarded(f"verified {command} {name}", lambda: verb.main(argv[2:]))
+    if argv[:2] == ["ssra", "alloc"]:
+        # the plain form read without building the parser: the same values
+        # (verified.ssra.cli.plain_alloc_args); anything else goes on below
+        from .ssra import cli as ssra_cli
+        plain = ssra_cli.plain_alloc_args(argv[2:])
+        if plain is not None:
+            return _guarded("verified ssra alloc", lambda: ssra_cli.run(plain))
     chosen = next((a for a in argv if not a.startswith("-")), None)
     names = {name for name, _, _ in SUBCOMMANDS}
     parser = build_parser(chosen if chosen in names else None)

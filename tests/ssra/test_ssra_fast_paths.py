@@ -1,6 +1,7 @@
-"""The fast paths of the SSRA agree with their specifications: the one-pass
-tape reader (``_parse_plain``) with the line parser (``_parse_lines``), and
-the printer (``Allocation.lines``) with ``format_asm`` line by line."""
+"""The fast paths of the SSRA agree with their specifications: the tape
+readers (``_parse_canonical`` and the one-pass ``_parse_plain``) with the
+line parser (``_parse_lines``), and the printer (``Allocation.lines``) with
+``format_asm`` line by line."""
 
 from __future__ import annotations
 
@@ -93,6 +94,60 @@ def test_fast_reader_agrees_with_the_line_parser(text):
 ])
 def test_fast_reader_leaves_these_to_the_line_parser(text):
     assert both(text)[0] is None
+    assert tape_module._parse_canonical(text, "t.tape") is None
+
+
+@st.composite
+def near_canonical_tapes(draw) -> tuple[str, bool]:
+    """(text, edited): a valid tape in the canonical spelling
+    (``$3 = FOO($1, $2)``, as ``TapeCase.lines`` writes it), and often one
+    edit of it: a character inserted, deleted or replaced, or a line
+    repeated."""
+    k = draw(st.integers(1, 8))
+    lines = []
+    for j in range(k):
+        arity = 0 if j == 0 else draw(st.integers(0, 2))
+        args = [f"${draw(st.integers(0, j - 1))}" for _ in range(arity)]
+        out = draw(st.sampled_from([f"${j}", f"$v{j}", f"$_{j}x"]))
+        lines.append((out, draw(st.sampled_from(["FOO", "neg", "_b2"])), args))
+    outs = {f"${j}": lines[j][0] for j in range(k)}
+    text = "".join(f"{out} = {name}({', '.join(outs[a] for a in args)})\n"
+                   for out, name, args in lines)
+    if draw(st.booleans()):
+        text = text.rstrip("\n")
+    edit = draw(st.integers(0, 4))
+    if edit == 1:
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(
+            [" ", ",", "(", ")", "$", "=", "\n", "#", "x", "1", ";", "\t", "\r", "é", ", $0"])) + text[at:]
+    elif edit == 2 and text:
+        at = draw(st.integers(0, len(text) - 1))
+        text = text[:at] + text[at + 1:]
+    elif edit == 3 and text:
+        at = draw(st.integers(0, len(text) - 1))
+        text = text[:at] + draw(st.sampled_from(["L", " ", "_", "$", "0"])) + text[at + 1:]
+    elif edit == 4:
+        text = text + text.splitlines(keepends=True)[draw(st.integers(0, k - 1))]
+    return text, edit != 0
+
+
+@settings(max_examples=1500, deadline=None)
+@given(case=near_canonical_tapes())
+def test_canonical_reader_agrees_with_the_line_parser(case):
+    text, edited = case
+    fast = tape_module._parse_canonical(text, "t.tape")
+    slow = both(text)[1]
+    if fast is not None:
+        assert fast == slow
+    if not edited:       # not vacuous: the spelling it is for, it reads
+        assert fast is not None
+
+
+def test_canonical_reader_takes_the_bench_tape():
+    with open(BENCH_TAPE, encoding="utf-8") as f:
+        text = f.read()
+    fast = tape_module._parse_canonical(text, "t.tape")
+    assert fast is not None and fast == tape_module._parse_lines(text, "t.tape")
 
 
 def test_fast_reader_takes_plain_tapes():
@@ -155,9 +210,11 @@ def test_a_tape_from_its_records_is_the_same_tape():
 #: modules `verified ssra alloc` does without (its start-up time,
 #: docs/ssra.md): the checker and `json` are loaded only by `check`,
 #: `--json` and `--counts`; `verified.core.semantics`, `dataclasses`,
-#: `typing` and `inspect` by nothing on its path
+#: `typing` and `inspect` by nothing on its path; `argparse` by no plain
+#: command line (verified.ssra.cli.plain_alloc_args); `re` and `enum` by no
+#: tape in the canonical spelling (tape._parse_canonical)
 NOT_LOADED_BY_ALLOC = ("json", "verified.ssra.checker", "verified.core.semantics",
-                       "dataclasses", "typing", "inspect")
+                       "dataclasses", "typing", "inspect", "argparse", "re", "enum")
 
 
 def test_ssra_alloc_loads_none_of_the_heavy_modules():

@@ -11,9 +11,9 @@ Reading order (one file each):
 2. ``allocator.py``: ``Lru`` (the array-backed doubly-linked list of
    registers: poke on use, pop the oldest), ``RegisterAllocator`` (the
    reverse walk, with the write-up's helper names ``get_out_reg``,
-   ``get_register``, ``rebind_register``..., and the named states
-   ``TwoInputState``) and ``Allocation`` (the allocated program, its text
-   and its counts);
+   ``get_register``, ``rebind_register``...) and ``Allocation`` (the
+   allocated program, its text and its counts); its named states
+   ``TwoInputState`` are in ``states.py``;
 3. ``checker.py``: a forward interpreter over symbolic values that decides
    whether an allocated program (ours or anyone's) computes the tape;
 4. ``cli.py``: the ``verified ssra`` subcommand.
@@ -52,15 +52,14 @@ from .allocator import (
     Allocation,
     Lru,
     RegisterAllocator,
-    TwoInputState,
     allocate,
     format_asm,
     state_name,
 )
 from .tape import RESERVED, SsaOp, Tape, TapeError, load_tape, parse_tape, parse_vm
 
-#: the checker's names, imported on first use (PEP 562): `verified ssra
-#: alloc` does not load the checker at start-up
+#: the checker's names and the named states, imported on first use (PEP
+#: 562): `verified ssra alloc` loads neither the checker nor `enum`
 _CHECKER = ("AsmLine", "Verdict", "asm_lines", "check", "parse_allocated")
 
 
@@ -68,6 +67,9 @@ def __getattr__(name: str):
     if name in _CHECKER:
         from . import checker
         return getattr(checker, name)
+    if name == "TwoInputState":
+        from .states import TwoInputState
+        return TwoInputState
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -5,12 +5,12 @@ walk works."""
 
 from __future__ import annotations
 
-from enum import Enum
-
 from ..core.errors import PreconditionError
 from .tape import SsaOp, Tape
 
-# neither `dataclasses` nor `typing` at run time (start-up time: tape.py)
+# neither `dataclasses` nor `typing` at run time (start-up time: tape.py),
+# nor `enum`: the named states (``TwoInputState``, states.py) are for
+# tracing, the proofs and the tests, imported where they are used
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Sequence
@@ -97,40 +97,6 @@ INVALID = -1
 LOAD, STORE, OP = 0, 1, 2
 
 
-class TwoInputState(Enum):
-    """The 18 states of a two-input operation when the reverse walk arrives
-    at it -- output in a Register or Memory, each input in a Register,
-    Memory or Unassigned -- plus the 6 states of a repeated input
-    (``$x = OP($y, $y)``; "SAME" means both operands are the same variable).
-
-    The value is ``(out, lhs, rhs)`` with ``R``/``M``/``U``."""
-
-    R_RR = ("R", "R", "R")
-    R_RM = ("R", "R", "M")
-    R_RU = ("R", "R", "U")
-    R_MR = ("R", "M", "R")
-    R_MM = ("R", "M", "M")
-    R_MU = ("R", "M", "U")
-    R_UR = ("R", "U", "R")
-    R_UM = ("R", "U", "M")
-    R_UU = ("R", "U", "U")
-    M_RR = ("M", "R", "R")
-    M_RM = ("M", "R", "M")
-    M_RU = ("M", "R", "U")
-    M_MR = ("M", "M", "R")
-    M_MM = ("M", "M", "M")
-    M_MU = ("M", "M", "U")
-    M_UR = ("M", "U", "R")
-    M_UM = ("M", "U", "M")
-    M_UU = ("M", "U", "U")
-    # repeated input: $x = OP($y, $y)
-    R_SAME_R = ("R", "R", "=")
-    R_SAME_M = ("R", "M", "=")
-    R_SAME_U = ("R", "U", "=")
-    M_SAME_R = ("M", "R", "=")
-    M_SAME_M = ("M", "M", "=")
-    M_SAME_U = ("M", "U", "=")
-
 def state_name(kinds: Sequence[str], repeated: bool = False) -> str:
     """Name of the state at arrival: ``kinds = (out, input...)`` letters.
     Two inputs: a ``TwoInputState`` member name; one input ``"R_M"``
@@ -139,6 +105,7 @@ def state_name(kinds: Sequence[str], repeated: bool = False) -> str:
     if kinds[0] == "U":
         return "DEAD"
     if len(kinds) == 3:
+        from .states import TwoInputState
         key = (kinds[0], kinds[1], "=" if repeated else kinds[2])
         return TwoInputState(key).name
     if len(kinds) == 2:

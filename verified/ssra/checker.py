@@ -9,7 +9,7 @@ from typing import Sequence
 
 from ..core.errors import PreconditionError
 from .allocator import LOAD, STORE, Allocation
-from .tape import _LITERAL, _NAME, RESERVED, Tape, TapeError, _lines
+from .tape import _NAME, RESERVED, Tape, TapeError, _lines, _pattern
 
 @dataclass(frozen=True)
 class AsmLine:
@@ -59,7 +59,7 @@ def parse_allocated(text: str, source: str = "<allocated>") -> list[AsmLine]:
                 rm = _ASM_ARG_REG.fullmatch(a)
                 if rm:
                     args.append(int(rm.group(1)))
-                elif _LITERAL.fullmatch(a):
+                elif _pattern("literal").fullmatch(a):
                     args.append(a)
                 else:
                     raise TapeError(f"{source}:{number}: operand {a!r} is "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG
@@ -11,7 +10,11 @@ from .allocator import allocate
 from .tape import load_tape, read_text
 
 # json and the checker are imported where they are used: `alloc` without
-# --json/--counts needs neither (start-up time, docs/ssra.md)
+# --json/--counts needs neither; nor argparse: a plain `alloc` command line
+# is read by `plain_alloc_args` (start-up time, docs/ssra.md)
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    import argparse
 
 HELP = ("SSRA: allocate straight-line SSA code (reverse linear scan), or "
         "check anyone's allocation against the tape")
@@ -49,7 +52,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    "tape order, reading the same SSA variables")
 
 
-def run(args: argparse.Namespace) -> int:
+class PlainAllocArgs:
+    """What the parser's Namespace holds for an ``alloc`` command line (the
+    attributes ``run`` reads), without argparse."""
+
+    ssra_command = "alloc"
+
+    def __init__(self, tape: str, registers: int, json: bool, counts: bool) -> None:
+        self.tape = tape
+        self.registers = registers
+        self.json = json
+        self.counts = counts
+
+
+#: the options of `alloc` read by `plain_alloc_args`, exactly as spelled
+_FLAGS = {"--json": "json", "--counts": "counts"}
+_REGISTERS = ("--registers", "-n")
+
+
+def plain_alloc_args(argv: list[str]) -> "PlainAllocArgs | None":
+    """The arguments after ``ssra alloc`` when they are the plain form: one
+    TAPE, ``--registers N`` or ``-n N`` once, ``--json`` and ``--counts``,
+    each word whole, in any order, no word (but N) starting with ``-``, N a
+    whole number ``int`` reads.  Then the parser would give the same values
+    (tests/ssra/test_ssra_cli_fast.py compares the two); anything else, and
+    every usage error, is None: the parser decides and words it."""
+    tape = registers = None
+    flags = {"json": False, "counts": False}
+    words = iter(argv)
+    for word in words:
+        if word in _FLAGS:
+            flags[_FLAGS[word]] = True
+        elif word in _REGISTERS:
+            value = next(words, None)
+            if registers is not None or value is None or value.startswith("-"):
+                return None
+            try:
+                registers = int(value)
+            except ValueError:
+                return None
+        elif word.startswith("-") or tape is not None:
+            return None
+        else:
+            tape = word
+    if tape is None or registers is None:
+        return None
+    return PlainAllocArgs(tape, registers, flags["json"], flags["counts"])
+
+
+def run(args: "argparse.Namespace | PlainAllocArgs") -> int:
     action = getattr(args, "ssra_command", None)
     if action is None:
         print("verified ssra: error: choose an action: alloc or check (see "

@@ -4,7 +4,6 @@ code, and its two parsers (the write-up's ``$2 = FOO($0, $1)`` lines and the
 
 from __future__ import annotations
 
-import re
 from collections import namedtuple
 
 from ..core.errors import PreconditionError, python_class
@@ -14,6 +13,7 @@ from ..core.errors import PreconditionError, python_class
 # (docs/ssra.md); the annotations below are strings (PEP 563)
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
+    import re
     from typing import Sequence
 
 
@@ -128,12 +128,34 @@ class Tape:
 
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_TAPE_VAR = re.compile(r"\$[A-Za-z0-9_]+")
-_NAME_RE = re.compile(_NAME)
 _new_tuple = tuple.__new__
-_LITERAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-_VM_VAR = re.compile(r"_[A-Za-z0-9_]+")
 RESERVED = ("LOAD", "STORE")
+
+#: The patterns of the syntax, by name, compiled (and `re` imported) on
+#: first use: a tape in the commonest spelling is read without them
+#: (``_parse_canonical``; `re` with `enum` was a sixth of a whole `verified
+#: ssra alloc` process, docs/ssra.md).  ``(?m)``: ``re.M``.
+_PATTERN_SOURCES = {
+    "tape_var": r"\$[A-Za-z0-9_]+",
+    "name": _NAME,
+    "literal": r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?",
+    "vm_var": r"_[A-Za-z0-9_]+",
+    # the plain tape line (see _parse_plain)
+    "plain_line":
+        r"(?m)^[ \t]*+(\$[A-Za-z0-9_]++)[ \t]*+=[ \t]*+([A-Za-z_][A-Za-z0-9_]*+)[ \t]*+"
+        r"\([ \t]*+(?:(\$[A-Za-z0-9_]++)[ \t]*+(?:,[ \t]*+(\$[A-Za-z0-9_]++)[ \t]*+)?)?\)"
+        r"[ \t;]*+$|^[ \t]*+(?:#.*)?$",
+}
+_PATTERNS: "dict[str, re.Pattern[str]]" = {}
+
+
+def _pattern(name: str) -> "re.Pattern[str]":
+    """The compiled pattern ``name`` of ``_PATTERN_SOURCES``."""
+    pattern = _PATTERNS.get(name)
+    if pattern is None:
+        import re
+        pattern = _PATTERNS[name] = re.compile(_PATTERN_SOURCES[name])
+    return pattern
 
 
 class _TapeBuilder:
@@ -176,7 +198,7 @@ class _TapeBuilder:
                     line, f"{a} is used before it is defined"
                     + (" (an operation cannot read its own output)"
                        if a == out else ""))
-            elif _LITERAL.fullmatch(a):
+            elif _pattern("literal").fullmatch(a):
                 args.append(a)
             else:
                 raise self.error(line, f"operand {a!r} is neither a variable "
@@ -211,22 +233,67 @@ def _lines(text: str):
             yield number, stripped
 
 
-#: The plain tape line of the write-up's syntax, and blank and comment
-#: lines (captured as four empty strings): one ``findall`` over the text
-#: reads a whole plain tape.  Anything else (literal operands, three or more
-#: operands, odd whitespace, any error) is left to the line parser.
-#: (Possessive ``*+``/``++``: each is followed by a character its class
-#: cannot match, so giving characters back could never help a match; the
-#: pattern matches what its plain form matches, with no backtracking state
-#: kept: a quarter faster on the write-up's tape.)
-_PLAIN_LINE = re.compile(
-    r"^[ \t]*+(\$[A-Za-z0-9_]++)[ \t]*+=[ \t]*+([A-Za-z_][A-Za-z0-9_]*+)[ \t]*+"
-    r"\([ \t]*+(?:(\$[A-Za-z0-9_]++)[ \t]*+(?:,[ \t]*+(\$[A-Za-z0-9_]++)[ \t]*+)?)?\)"
-    r"[ \t;]*+$|^[ \t]*+(?:#.*)?$", re.M)
+#: ``_PATTERN_SOURCES["plain_line"]``: the plain tape line of the
+#: write-up's syntax, and blank and comment lines (captured as four empty
+#: strings): one ``findall`` over the text reads a whole plain tape.
+#: Anything else (literal operands, three or more operands, odd whitespace,
+#: any error) is left to the line parser.  (Possessive ``*+``/``++``: each
+#: is followed by a character its class cannot match, so giving characters
+#: back could never help a match; the pattern matches what its plain form
+#: matches, with no backtracking state kept: a quarter faster on the
+#: write-up's tape.)
 #: ASCII characters that ``str.splitlines`` or ``str.strip`` treat as line
 #: ends or spaces but the pattern above does not
 _ODD_SPACE = "\r\x0b\x0c\x1c\x1d\x1e\x1f"
 _BLANK_ROW = ("", "", "", "")
+
+
+def _parse_canonical(text: str, source: str) -> Tape | None:
+    """The first fast path of ``parse_tape``, with str methods alone (no
+    `re` to import): the same ``Tape`` as the line parser when every line
+    is spelled exactly ``$N = OP()``, ``$N = OP($a)`` or ``$N = OP($a,
+    $b)`` (single spaces as shown, none at either end), no line is blank
+    or a comment, and the tape is valid; else ``None``.  Agreement with the
+    line parser is tested (tests/ssra/test_ssra_fast_paths.py)."""
+    if not text.isascii() or any(c in text for c in _ODD_SPACE):
+        return None
+    rows = text.split("\n")
+    if not rows[-1]:
+        rows.pop()                       # the final newline
+    index: dict[str, int] = {}
+    names: list[str] = []
+    opnames: list[str] = []
+    inputs: list[tuple] = []
+    try:
+        for i, line in enumerate(rows):
+            out, _, rest = line.partition(" = ")
+            name, _, tail = rest.partition("(")
+            if tail[-1:] != ")":
+                return None
+            if tail == ")":
+                inputs.append(())
+            else:
+                # a KeyError: not an earlier variable (undefined, used
+                # before its definition, or not spelled as above)
+                a, comma, b = tail[:-1].partition(", ")
+                inputs.append((index[a], index[b]) if comma else (index[a],))
+            index[out] = i
+            names.append(out)
+            opnames.append(name)
+    except KeyError:
+        return None
+    n = len(names)
+    if not n or len(index) != n:
+        return None                      # empty, or a variable defined twice
+    # every output `$` and one or more of [A-Za-z0-9_] (the text is ASCII,
+    # where "x" + s is an identifier exactly when s is of those characters)
+    joined = "".join(names)
+    if (joined.count("$") != n or not all(out[:1] == "$" for out in names)
+            or min(map(len, names)) < 2 or not ("x" + joined.replace("$", "")).isidentifier()):
+        return None
+    if any(not name.isidentifier() or name.upper() in RESERVED for name in set(opnames)):
+        return None
+    return Tape(names, opnames, inputs, inputs, list(range(1, n + 1)), source)
 
 
 def _parse_plain(text: str, source: str) -> Tape | None:
@@ -237,7 +304,7 @@ def _parse_plain(text: str, source: str) -> Tape | None:
     of the two is tested (tests/ssra/test_ssra.py)."""
     if not text.isascii() or any(c in text for c in _ODD_SPACE):
         return None
-    rows = _PLAIN_LINE.findall(text)
+    rows = _pattern("plain_line").findall(text)
     if len(rows) != text.count("\n") + 1:
         return None                      # some line is not plain
     blank = rows.count(_BLANK_ROW)
@@ -278,10 +345,13 @@ def parse_tape(text: str, source: str = "<tape>") -> Tape:
     an immediate.  Raises ``TapeError`` naming the line on bad syntax, use
     before definition, a redefined variable or an empty tape.
 
-    A plain tape is read in one pass (``_parse_plain``); anything else, and
-    every error, goes to the line parser ``_parse_lines``, which is the
+    A tape in the commonest spelling is read by ``_parse_canonical``, a
+    plain tape in one pass (``_parse_plain``); anything else, and every
+    error, goes to the line parser ``_parse_lines``, which is the
     specification of the syntax."""
-    tape = _parse_plain(text, source)
+    tape = _parse_canonical(text, source)
+    if tape is None:
+        tape = _parse_plain(text, source)
     return tape if tape is not None else _parse_lines(text, source)
 
 
@@ -298,17 +368,17 @@ def _parse_lines(text: str, source: str) -> Tape:
         name = name.strip()
         if (not eq or not paren or not tail.endswith(")") or "(" in raw
                 or ")" in raw or (name not in good_names
-                                  and not _NAME_RE.fullmatch(name))):
+                                  and not _pattern("name").fullmatch(name))):
             raise b.error(number, f"expected `$N = OP($a, $b)`, got {line!r}")
         good_names.add(name)
         out = out.strip()
-        if not _TAPE_VAR.fullmatch(out):
+        if not _pattern("tape_var").fullmatch(out):
             raise b.error(number, f"the output {out!r} must be a variable "
                           f"like $3")
         args = [a.strip() for a in raw.split(",")] if raw.strip() else []
         if "" in args:
             raise b.error(number, f"empty operand in {line!r}")
-        b.add(number, out, name, args, _TAPE_VAR)
+        b.add(number, out, name, args, _pattern("tape_var"))
     return b.finish()
 
 
@@ -321,12 +391,12 @@ def parse_vm(text: str, source: str = "<vm>") -> Tape:
     b = _TapeBuilder(source)
     for number, line in _lines(text):
         words = line.split()
-        if len(words) < 2 or not _VM_VAR.fullmatch(words[0]):
+        if len(words) < 2 or not _pattern("vm_var").fullmatch(words[0]):
             raise b.error(number, f"expected `_id op operands...`, got {line!r}")
         name = words[1].upper().replace("-", "_")
-        if not re.fullmatch(_NAME, name):
+        if not _pattern("name").fullmatch(name):
             raise b.error(number, f"bad operation name {words[1]!r}")
-        b.add(number, words[0], name, words[2:], _VM_VAR)
+        b.add(number, words[0], name, words[2:], _pattern("vm_var"))
     return b.finish()
 
 
