@@ -140,3 +140,26 @@ def test_crosshair_run_reads_its_verdicts():
     assert crosshair_run.judge(True, 1, bad) == (
         True, "counterexample: false when calling x([1]) (which returns 0)")
     assert crosshair_run.judge(False, 1, bad)[0] is False
+
+
+def test_crosshair_run_prints_rows_in_target_order_whatever_order_they_finish_in(
+        monkeypatch, capsys):
+    """--jobs: targets checked at once, each row printed in TARGETS' order,
+    each with its own budget and verdict."""
+    import time
+
+    chosen = [t for t, _ in crosshair_run.TARGETS if crosshair_run.family(t) == "greedy"]
+    slow = chosen[0]
+
+    def fake(target, budget):
+        time.sleep(0.5 if target == slow else 0.0)
+        return 0, f"<crosshair target {target}>:7: info: Confirmed over all paths.\n", 2.0
+
+    monkeypatch.setattr(crosshair_run, "check", fake)
+    assert crosshair_run.main(["--only", "greedy", "--jobs", "4"]) == 1  # the twins: no cex
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split(" (")[0][2:] for ln in lines[2:2 + len(chosen)]] == chosen
+    assert lines[2] == (f"| {slow} (greedy) | none | 30 | confirmed over all paths "
+                        "(1 of 1 conditions) | 2.0 |")
+    assert crosshair_run.jobs_of(["--jobs=3"]) == 3 and crosshair_run.jobs_of([]) >= 1
+
