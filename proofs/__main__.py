@@ -11,6 +11,7 @@ its dict says ``"expect": "counterexample"``, as a mutant's does).
     python -m proofs --markdown docs/proofs.md  # also write the table there
     python -m proofs --mutant NAME   # run with a mutant of mutants/proofs.py installed
     python -m proofs --mutants       # every such mutant, each in a fresh process
+    python -m proofs --jobs 1        # one module (or mutant run) at a time
 
 A row must be backed by its evidence (``proofs.common.evidence_problem``):
 "proved" needs a proved Z3 query in the row's ledger and no enumeration,
@@ -29,6 +30,7 @@ import argparse
 import importlib
 import inspect
 import json
+import os
 import pkgutil
 import sys
 import time
@@ -50,27 +52,81 @@ def proof_modules() -> list[str]:
     )
 
 
-def collect(names: list[str], quick: bool, moonshot: bool = False) -> tuple[list[dict], list[str]]:
+def collect(names: list[str], quick: bool, moonshot: bool = False,
+            jobs: int = 1) -> tuple[list[dict], list[str]]:
     """Every module's rows, each module run in a process of its own forked
     from this one (a planted mutant installed here is inherited): Z3's
     global context keeps every term made before, which changes how a later
     query is searched, so a module's verdicts must not depend on which
     modules ran before it (one unbounded shuf lemma came out unknown after
-    the resolver's whole-run rows, and proved alone)."""
-    import concurrent.futures
-    import multiprocessing
+    the resolver's whole-run rows, and proved alone).  Up to ``jobs`` such
+    processes run at once; the rows come back in ``names``' order whatever
+    order the processes finish in, and every budget is Z3 resource units
+    (docs/proofs.md), so neither the table nor a verdict depends on
+    ``jobs``."""
+    done = _forked(sorted(names, key=_start_rank),
+                   lambda name: _collect_here([name], quick, moonshot), jobs)
     rows: list[dict] = []
     errors: list[str] = []
     for name in names:
-        with concurrent.futures.ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("fork")) as pool:
-            try:
-                got, errs = pool.submit(_collect_here, [name], quick, moonshot).result()
-            except Exception:  # the process died: a failure, never a verdict
-                got, errs = [], [f"proofs.{name}: its process failed\n{traceback.format_exc()}"]
+        got, errs = done[name]
         rows += got
         errors += errs
     return rows, errors
+
+
+#: the modules that take longest (docs/proofs.md's solver seconds), started
+#: first so that the others fill the other cores meanwhile; the order of
+#: the rows is ``names``' whatever the order of starting
+START_FIRST = ("optimality", "leroy", "resolve")
+
+
+def _start_rank(name: str) -> int:
+    return START_FIRST.index(name) if name in START_FIRST else len(START_FIRST)
+
+
+def _forked(names: list[str], work, jobs: int) -> dict[str, tuple[list[dict], list[str]]]:
+    """``work(name)`` for each name, each in a child forked from this
+    process (no threads here, so the fork copies no lock held elsewhere),
+    at most ``jobs`` at once, started in ``names``' order.  A child that
+    dies or raises gives no rows and one error: a failure, never a
+    verdict."""
+    import multiprocessing
+    import multiprocessing.connection
+
+    ctx = multiprocessing.get_context("fork")
+    pending = list(names)
+    running: dict = {}
+    done: dict[str, tuple[list[dict], list[str]]] = {}
+    while pending or running:
+        while pending and len(running) < max(1, jobs):
+            name = pending.pop(0)
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_child, args=(send, work, name), daemon=True)
+            proc.start()
+            send.close()
+            running[recv] = (name, proc)
+        for conn in multiprocessing.connection.wait(list(running)):
+            name, proc = running.pop(conn)
+            try:
+                answer = conn.recv()
+            except EOFError:  # the process died before it answered
+                answer = None
+            conn.close()
+            proc.join()
+            done[name] = answer if answer is not None else (
+                [], [f"proofs.{name}: its process failed (exit code {proc.exitcode})"])
+    return done
+
+
+def _child(send, work, name: str) -> None:
+    """In the forked child: send ``work(name)``'s (rows, errors) back."""
+    try:
+        result = work(name)
+    except BaseException:  # noqa: BLE001 -- reported to the parent as a failure
+        result = ([], [f"proofs.{name}: its process failed\n{traceback.format_exc()}"])
+    send.send(result)
+    send.close()
 
 
 def _collect_here(names: list[str], quick: bool, moonshot: bool) -> tuple[list[dict], list[str]]:
@@ -245,10 +301,13 @@ def install_mutant(name: str):
     return m
 
 
-def run_mutants(names: list[str], quick: bool) -> int:
+def run_mutants(names: list[str], quick: bool, jobs: int = 1) -> int:
     """Each proofs mutant in a fresh ``python -m proofs --mutant NAME``;
-    a mutant is caught when that run fails (some row not as expected)."""
-    import subprocess
+    a mutant is caught when that run fails (some row not as expected).
+    Up to ``jobs`` runs at once (each its own process: nothing is shared),
+    each row printed in the catalogue's order as soon as it and every row
+    above it are done."""
+    import concurrent.futures
 
     from mutants.proofs import MUTANTS
 
@@ -256,34 +315,53 @@ def run_mutants(names: list[str], quick: bool) -> int:
     missed = unapplied = 0
     print("| mutant | proof modules | caught by (claim: result) | wall s |")
     print("|---|---|---|---|")
-    for m in chosen:
-        t0 = time.perf_counter()
-        cmd = [sys.executable, "-m", "proofs", "--mutant", m.name, "--only", m.entry,
-               "--json", "-"]
-        if quick:
-            cmd.append("--quick")
-        out = subprocess.run(cmd, capture_output=True, text=True)
-        rows = []
-        try:
-            rows = json.loads(out.stdout.split("\n#JSON\n", 1)[1])
-        except (IndexError, ValueError):
-            pass
-        bad = [r for r in rows if failed(r) and r["result"] != NOT_APPLIED]
-        if out.returncode == 2:
-            unapplied += 1
-            caught = f"{NOT_APPLIED} (exit 2) {out.stderr[-300:]}"
-        elif out.returncode == 1 and bad:
-            r = bad[0]
-            why = r.get("problem") or r["result"]
-            caught = f"{r['claim']} (n = {'all' if r['n'] is None else r['n']}): {why}"
-        else:
-            missed += 1
-            caught = f"NOT CAUGHT (exit {out.returncode}) {out.stderr[-300:]}"
-        print(f"| {m.name} | {m.entry} | {caught} | {time.perf_counter() - t0:.1f} |",
-              flush=True)
+    # threads only wait on the child processes; each row is judged here
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        runs = [pool.submit(_mutant_run, m.name, m.entry, quick) for m in chosen]
+        for m, run in zip(chosen, runs):
+            out, wall = run.result()
+            rows = []
+            try:
+                rows = json.loads(out.stdout.split("\n#JSON\n", 1)[1])
+            except (IndexError, ValueError):
+                pass
+            bad = [r for r in rows if failed(r) and r["result"] != NOT_APPLIED]
+            if out.returncode == 2:
+                unapplied += 1
+                caught = f"{NOT_APPLIED} (exit 2) {out.stderr[-300:]}"
+            elif out.returncode == 1 and bad:
+                r = bad[0]
+                why = r.get("problem") or r["result"]
+                caught = f"{r['claim']} (n = {'all' if r['n'] is None else r['n']}): {why}"
+            else:
+                missed += 1
+                caught = f"NOT CAUGHT (exit {out.returncode}) {out.stderr[-300:]}"
+            print(f"| {m.name} | {m.entry} | {caught} | {wall:.1f} |", flush=True)
     print(f"\n{len(chosen) - missed - unapplied} of {len(chosen)} proofs mutants caught"
           + (f", {unapplied} could not apply" if unapplied else ""))
     return 2 if unapplied else 1 if missed else 0
+
+
+def _mutant_run(name: str, entry: str, quick: bool):
+    """``python -m proofs --mutant NAME --only ENTRY --json -`` (the same
+    command tests/proofs/test_proof_mutants.py runs): its completed
+    process and its wall seconds."""
+    import subprocess
+
+    t0 = time.perf_counter()
+    cmd = [sys.executable, "-m", "proofs", "--mutant", name, "--only", entry, "--json", "-"]
+    if quick:
+        cmd.append("--quick")
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    return out, time.perf_counter() - t0
+
+
+def default_jobs() -> int:
+    """The processes to run at once: one per core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -300,9 +378,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mutant", help="install this mutant of mutants/proofs.py first")
     ap.add_argument("--mutants", nargs="?", const="", default=None,
                     help="run every mutant of mutants/proofs.py (or these, comma-separated)")
+    ap.add_argument("--jobs", type=int, default=default_jobs(),
+                    help="modules (or, with --mutants, mutant runs) at once, each its own "
+                    "process (default: the cores this process may use); the table, its "
+                    "order and every verdict are the same for any value")
     args = ap.parse_args(argv)
     if args.mutants is not None:
-        return run_mutants([x for x in args.mutants.split(",") if x], args.quick)
+        return run_mutants([x for x in args.mutants.split(",") if x], args.quick,
+                           args.jobs)
     if args.mutant:
         from mutants.proofs import BY_NAME
         if args.mutant not in BY_NAME:
@@ -331,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         rows, errors = saved["rows"], []
         t0 -= saved["wall"]
     else:
-        rows, errors = collect(names, args.quick, args.moonshot)
+        rows, errors = collect(names, args.quick, args.moonshot, args.jobs)
     judge(rows)
     print(table(rows))
     best = largest_n(rows)

@@ -91,11 +91,11 @@ def test_runner_fails_on_a_row_its_evidence_does_not_back(monkeypatch, capsys):
     led = Ledger()
     prove(x > 0, [x > 1], timer=led)
     good = dict(row("good", 2, led), module="m")
-    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: ([good], []))
+    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False, jobs=1: ([good], []))
     assert runner.main(["--quick"]) == 0
     bad = dict(row("dp", 2, Ledger(enumerated=5), kind=ENUMERATED), module="m")
     bad["result"] = bad["expect"] = PROVED
-    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: ([bad], []))
+    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False, jobs=1: ([bad], []))
     assert runner.main(["--quick"]) == 1
     assert "FAILED: says proved without a symbolic Z3 proof" in capsys.readouterr().out
 
@@ -129,7 +129,7 @@ def test_a_mutant_that_does_not_apply_is_reported_apart_from_verdicts(monkeypatc
     for rows, code in (([dict(r, module="m")], 2), ([refuted], 1),
                        ([refuted, dict(r, module="m")], 2)):
         monkeypatch.setattr(runner, "collect",
-                            lambda names, quick, moonshot=False, rows=rows: (rows, []))
+                            lambda names, quick, moonshot=False, jobs=1, rows=rows: (rows, []))
         assert runner.main(["--quick"]) == code
     err = capsys.readouterr().err
     assert "mutant could not apply: MUTANT gone" in err
@@ -188,3 +188,68 @@ def test_budgets_are_resource_units_not_seconds():
     # prove_all and decide_each use the same budgets
     led = Ledger()
     assert prove_all([(z3.BoolVal(True), "t")], pigeonhole(8), small, led)[0] == UNKNOWN
+
+
+# -- the runner's processes (--jobs) ---------------------------------------------
+
+
+def _fake_module(name: str):
+    """_collect_here's stand-in: module "c" dies, "d" raises, the others
+    give one row each, the earlier names finishing last."""
+    import os
+    import time
+
+    if name == "c":
+        os._exit(3)
+    if name == "d":
+        raise RuntimeError("d broke")
+    time.sleep({"a": 0.6, "b": 0.3}.get(name, 0.0))
+    return [dict(claim=f"claim of {name}", n=1, result=PROVED, seconds=0.0,
+                 expect=PROVED, module=name)], []
+
+
+def test_collect_keeps_the_order_of_modules_whatever_order_they_finish_in(monkeypatch):
+    monkeypatch.setattr(runner, "_collect_here", lambda names, quick, moonshot:
+                        _fake_module(names[0]))
+    for jobs in (1, 2, 4):
+        # "optimality" is started first (START_FIRST), its row stays third
+        rows, errors = runner.collect(["a", "b", "optimality", "e"], quick=True, jobs=jobs)
+        assert [r["module"] for r in rows] == ["a", "b", "optimality", "e"] and errors == []
+
+
+def test_a_module_process_that_dies_or_raises_is_a_failure_never_a_verdict(monkeypatch):
+    monkeypatch.setattr(runner, "_collect_here", lambda names, quick, moonshot:
+                        _fake_module(names[0]))
+    rows, errors = runner.collect(["c", "a", "d"], quick=True, jobs=2)
+    assert [r["module"] for r in rows] == ["a"]
+    assert errors[0] == "proofs.c: its process failed (exit code 3)"
+    assert errors[1].startswith("proofs.d: its process failed\nTraceback")
+    assert "RuntimeError: d broke" in errors[1]
+    assert runner.exit_status(rows, errors) == 1
+
+
+def test_mutant_runs_print_in_the_catalogue_order_whatever_order_they_finish_in(
+        monkeypatch, capsys):
+    import subprocess
+    import time
+
+    from mutants.proofs import MUTANTS
+
+    names = [m.name for m in MUTANTS[:3]]
+    first = names[0]
+
+    def fake(name, entry, quick):
+        time.sleep(0.5 if name == first else 0.0)
+        row = dict(claim=f"claim {name}", n=None, result=REFUTED, expect=PROVED, seconds=0.0)
+        out = subprocess.CompletedProcess([], 1 if name != names[2] else 0,
+                                          "table\n#JSON\n" + __import__("json").dumps([row]),
+                                          "")
+        return out, 1.0
+
+    monkeypatch.setattr(runner, "_mutant_run", fake)
+    assert runner.run_mutants(names, quick=True, jobs=3) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split(" | ")[0][2:] for ln in lines[2:5]] == names
+    assert lines[2].endswith(f"| claim {first} (n = all): refuted | 1.0 |")
+    assert lines[4].startswith(f"| {names[2]} | ") and "NOT CAUGHT (exit 0)" in lines[4]
+    assert lines[-1] == "2 of 3 proofs mutants caught"

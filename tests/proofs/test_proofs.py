@@ -165,14 +165,14 @@ def test_xor_swap():
 def test_runner_fails_on_an_unexpected_result(monkeypatch, capsys):
     from proofs import __main__ as runner
 
-    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: (
+    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False, jobs=1: (
         [{"claim": "x", "n": 2, "result": "unknown", "seconds": 0.0, "expect": "proved",
           "module": "m"}], []))
     assert runner.main(["--quick"]) == 1
     from proofs.common import Ledger, row
     led = Ledger()
     prove(z3.Int("x") >= 0, [z3.Int("x") > 1], timer=led)
-    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False: (
+    monkeypatch.setattr(runner, "collect", lambda names, quick, moonshot=False, jobs=1: (
         [dict(row("x", 2, led), module="m")], []))
     assert runner.main(["--quick"]) == 0
 

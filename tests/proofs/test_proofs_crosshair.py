@@ -140,3 +140,51 @@ def test_crosshair_run_reads_its_verdicts():
     assert crosshair_run.judge(True, 1, bad) == (
         True, "counterexample: false when calling x([1]) (which returns 0)")
     assert crosshair_run.judge(False, 1, bad)[0] is False
+
+
+def test_crosshair_run_prints_rows_in_target_order_whatever_order_they_finish_in(
+        monkeypatch, capsys):
+    """--jobs: targets checked at once, each row printed in TARGETS' order,
+    each with its own budget and verdict."""
+    import time
+
+    chosen = [t for t, _ in crosshair_run.TARGETS if crosshair_run.family(t) == "greedy"]
+    slow = chosen[0]
+
+    def fake(target, budget):
+        time.sleep(0.5 if target == slow else 0.0)
+        return 0, f"<crosshair target {target}>:7: info: Confirmed over all paths.\n", 2.0
+
+    monkeypatch.setattr(crosshair_run, "check", fake)
+    assert crosshair_run.main(["--only", "greedy", "--jobs", "4"]) == 1  # the twins: no cex
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split(" (")[0][2:] for ln in lines[2:2 + len(chosen)]] == chosen
+    assert lines[2] == (f"| {slow} (greedy) | none | 30 | confirmed over all paths "
+                        "(1 of 1 conditions) | 2.0 |")
+    assert crosshair_run.jobs_of(["--jobs=3"]) == 3 and crosshair_run.jobs_of([]) >= 1
+
+
+def test_the_default_run_leaves_out_the_ssra_targets_the_tests_enumerate(monkeypatch, capsys):
+    """make crosshair runs every target but the 18 real SSRA state targets,
+    whose contract test_ssra_targets_contracts_on_every_configuration checks
+    on every input of their precondition; --only ssra still runs them."""
+    def fake(target, budget):
+        bug = dict(crosshair_run.TARGETS)[target]
+        kind = "error: false when calling x([1])" if bug else "info: Not confirmed."
+        return int(bug), f"<crosshair target {target}>:7: {kind}\n", 1.0
+
+    monkeypatch.setattr(crosshair_run, "check", fake)
+    assert crosshair_run.main(["--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    rows = [ln.split(" (")[0][2:] for ln in out.splitlines()[2:] if ln.startswith("| ")]
+    assert len(crosshair_run.ENUMERATED_IN_TESTS) == 18
+    assert rows == [t for t, _ in crosshair_run.TARGETS
+                    if t not in crosshair_run.ENUMERATED_IN_TESTS]
+    assert "ssra_R_MR_store_after_op" in rows and "ssra_R_RR" not in rows
+    assert ("not run: the 18 SSRA state targets (ssra_R_RR .. ssra_M_UU): their contract "
+            "is enumerated on every input within their bounds by "
+            "tests/proofs/test_proofs_crosshair.py (make test); --only ssra runs them") in out
+    assert out.splitlines()[-1].startswith(f"{len(rows)} targets, 0 expectation(s) failed, ")
+    assert crosshair_run.main(["--only", "ssra", "--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "| ssra_R_RR (ssra) | none | 8 |" in out and "not run" not in out
