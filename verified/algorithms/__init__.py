@@ -24,6 +24,11 @@ the machine model beneath it were most of ``check``'s start-up.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for mypy (and mypyc's compiled importers): their types
+    from .registry import ALGORITHMS, MACHINE, Algorithm, solve, solve_machine
+
 #: the families, in the order of the docs
 _FAMILIES = ("shuf", "leroy", "windmill", "xchg", "greedy", "copyset", "resolve")
 #: the registry's names this package gives
