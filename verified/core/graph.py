@@ -113,6 +113,8 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
     the first walk to enter a cycle closes it on itself.  A cycle is bare
     when each of its locations feeds exactly one move (its successor): a
     location feeding a second move roots a blade."""
+    if type(pm.moves) is tuple:
+        return _tuple_counts(pm.moves)
     number: Callable[[Location], int]
     if isinstance(pm.moves, Pairs):  # registers already: numbered by themselves
         size = max(pm.moves.values(), default=-1) + 1
@@ -151,6 +153,40 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
                 break
         bare += all_single
     return CycleCounts(non_loop, cycles, bare, on_cycle)
+
+
+def _tuple_counts(moves: tuple) -> CycleCounts:
+    """``cycle_counts`` of a move in tuple form (every request's, the
+    exhaustive maps'), the same walk over dictionaries keyed by location:
+    only the non-loop destinations are walked (a location that is no
+    destination ends a walk), and no location is numbered first (a third
+    of ``check``'s optimum went to numbering them)."""
+    source: dict = {}
+    feeds: dict = {}
+    for d, s in moves:
+        if d != s:
+            source[d] = s
+            feeds[s] = feeds.get(s, 0) + 1
+    walk: dict = {}
+    cycles = bare = on_cycle = 0
+    for start in source:
+        x = start
+        while x in source and x not in walk:
+            walk[x] = start
+            x = source[x]
+        if x not in walk or walk[x] != start:
+            continue  # left the graph, or met an earlier walk's locations
+        cycles += 1
+        y, all_single = x, True
+        while True:
+            on_cycle += 1
+            all_single = all_single and feeds[y] == 1
+            y = source[y]
+            if y == x:
+                break
+        bare += all_single
+    # destinations are distinct: one non-loop move per key
+    return CycleCounts(len(source), cycles, bare, on_cycle)
 
 
 #: up to this many locations ``cycle_counts`` counts over lists (faster to
