@@ -134,3 +134,23 @@ def test_the_plain_reader_leaves_bad_input_and_other_shapes():
     takes = [TRICKY[i] for i in (0, 1, 2, 3, 6, 7, 17, 21, 22, 34, 35)]
     assert len(leaves) + len(takes) == len(TRICKY)
     assert [line for line in takes if check.fast_answer(line.encode()) is None] == []
+
+
+def test_serve_answers_the_same_with_the_reader_and_when_it_fails():
+    """``serve`` with the reader, without it, and with a reader that
+    raises (a bug of the shorter way): the same bytes and status, the
+    long way answering whatever the reader does not."""
+    import io
+    lines = TRICKY + _right_lines(5, 50) + _plain_lines(6, 100)
+    data = "\n".join(line.rstrip("\n") for line in lines).encode() + b"\n"
+
+    def broken(raw: bytes):
+        raise KeyError("a bug")
+
+    served = []
+    for fast in (None, check.fast_answer, broken):
+        out = io.StringIO()
+        served.append((wire.serve(io.BytesIO(data), out, check._handle_check, {}, fast),
+                       out.getvalue()))
+    assert served[0] == served[1] == served[2]
+    assert served[0][1].count("\n") == len(lines)

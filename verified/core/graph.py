@@ -113,6 +113,8 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
     the first walk to enter a cycle closes it on itself.  A cycle is bare
     when each of its locations feeds exactly one move (its successor): a
     location feeding a second move roots a blade."""
+    if type(pm.moves) is tuple:
+        return _tuple_counts(pm.moves)
     number: Callable[[Location], int]
     regs = pm.registers
     if type(pm.moves) is tuple and regs is not None and regs <= 2 * len(pm.moves) + 8:
@@ -180,6 +182,40 @@ def _walk(source: "list[int] | array[int]", feeds: "list[int] | array[int]",
                 break
         bare += all_single
     return CycleCounts(non_loop, cycles, bare, on_cycle)
+
+
+def _tuple_counts(moves: tuple) -> CycleCounts:
+    """``cycle_counts`` of a move in tuple form (every request's, the
+    exhaustive maps'), the same walk over dictionaries keyed by location:
+    only the non-loop destinations are walked (a location that is no
+    destination ends a walk), and no location is numbered first (a third
+    of ``check``'s optimum went to numbering them)."""
+    source: dict = {}
+    feeds: dict = {}
+    for d, s in moves:
+        if d != s:
+            source[d] = s
+            feeds[s] = feeds.get(s, 0) + 1
+    walk: dict = {}
+    cycles = bare = on_cycle = 0
+    for start in source:
+        x = start
+        while x in source and x not in walk:
+            walk[x] = start
+            x = source[x]
+        if x not in walk or walk[x] != start:
+            continue  # left the graph, or met an earlier walk's locations
+        cycles += 1
+        y, all_single = x, True
+        while True:
+            on_cycle += 1
+            all_single = all_single and feeds[y] == 1
+            y = source[y]
+            if y == x:
+                break
+        bare += all_single
+    # destinations are distinct: one non-loop move per key
+    return CycleCounts(len(source), cycles, bare, on_cycle)
 
 
 #: up to this many locations ``cycle_counts`` counts over lists (faster to
