@@ -627,6 +627,9 @@ def typed_exhaustive_count(m: Machine, places: Sequence[Site], space: TypedSpace
         types = dict(tmap)
         for s, t in choices:
             if _fits(types, d.loc, t) and _fits(types, s.loc, t):
+                if left == 1:  # the last move: each choice is one case (count(..., 0) == 1)
+                    total += 1
+                    continue
                 more = dict(types)
                 more[d.loc] = t
                 if not isinstance(s.loc, Imm):
