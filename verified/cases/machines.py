@@ -577,8 +577,12 @@ def typed_exhaustive_cases(m: Machine, places: Sequence[Site], space: TypedSpace
         if used & d.units:
             return
         now = used | d.units
+        last = len(acc) + 1 == limit  # the case's last move: walk would yield it at once
         for s, t in choices:
             if _fits(tmap, d.loc, t) and _fits(tmap, s.loc, t):
+                if last:
+                    yield MachineCase(acc + (_typed_move(d, s, t),))
+                    continue
                 more = dict(tmap)
                 more[d.loc] = t
                 if not isinstance(s.loc, Imm):
