@@ -577,8 +577,12 @@ def typed_exhaustive_cases(m: Machine, places: Sequence[Site], space: TypedSpace
         if used & d.units:
             return
         now = used | d.units
+        last = len(acc) + 1 == limit  # the case's last move: walk would yield it at once
         for s, t in choices:
             if _fits(tmap, d.loc, t) and _fits(tmap, s.loc, t):
+                if last:
+                    yield MachineCase(acc + (_typed_move(d, s, t),))
+                    continue
                 more = dict(tmap)
                 more[d.loc] = t
                 if not isinstance(s.loc, Imm):
@@ -627,6 +631,9 @@ def typed_exhaustive_count(m: Machine, places: Sequence[Site], space: TypedSpace
         types = dict(tmap)
         for s, t in choices:
             if _fits(types, d.loc, t) and _fits(types, s.loc, t):
+                if left == 1:  # the last move: each choice is one case (count(..., 0) == 1)
+                    total += 1
+                    continue
                 more = dict(types)
                 more[d.loc] = t
                 if not isinstance(s.loc, Imm):
