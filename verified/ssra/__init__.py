@@ -70,9 +70,13 @@ def __getattr__(name: str):
         return getattr(checker, name)
     if name == "TwoInputState":
         from .states import TwoInputState
+        # kept as a global: later uses (the proofs' targets, in loops) do
+        # not come back here
+        globals()[name] = TwoInputState
         return TwoInputState
     if name == "SsaOp":
         from .ssaop import SsaOp
+        globals()[name] = SsaOp
         return SsaOp
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
