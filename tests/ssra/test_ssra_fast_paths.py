@@ -212,9 +212,11 @@ def test_a_tape_from_its_records_is_the_same_tape():
 #: `--json` and `--counts`; `verified.core.semantics`, `dataclasses`,
 #: `typing` and `inspect` by nothing on its path; `argparse` by no plain
 #: command line (verified.ssra.cli.plain_alloc_args); `re` and `enum` by no
-#: tape in the canonical spelling (tape._parse_canonical)
+#: tape in the canonical spelling (tape._parse_canonical); `collections`
+#: by nothing on its path (``SsaOp``, a named tuple, is in ssaop.py)
 NOT_LOADED_BY_ALLOC = ("json", "verified.ssra.checker", "verified.core.semantics",
-                       "dataclasses", "typing", "inspect", "argparse", "re", "enum")
+                       "dataclasses", "typing", "inspect", "argparse", "re", "enum",
+                       "collections")
 
 
 def test_ssra_alloc_loads_none_of_the_heavy_modules():

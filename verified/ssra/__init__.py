@@ -56,10 +56,11 @@ from .allocator import (
     format_asm,
     state_name,
 )
-from .tape import RESERVED, SsaOp, Tape, TapeError, load_tape, parse_tape, parse_vm
+from .tape import RESERVED, Tape, TapeError, load_tape, parse_tape, parse_vm
 
-#: the checker's names and the named states, imported on first use (PEP
-#: 562): `verified ssra alloc` loads neither the checker nor `enum`
+#: the checker's names, the named states and ``SsaOp``, imported on first
+#: use (PEP 562): `verified ssra alloc` loads neither the checker nor
+#: `enum` nor `collections`
 _CHECKER = ("AsmLine", "Verdict", "asm_lines", "check", "parse_allocated")
 
 
@@ -69,7 +70,14 @@ def __getattr__(name: str):
         return getattr(checker, name)
     if name == "TwoInputState":
         from .states import TwoInputState
+        # kept as a global: later uses (the proofs' targets, in loops) do
+        # not come back here
+        globals()[name] = TwoInputState
         return TwoInputState
+    if name == "SsaOp":
+        from .ssaop import SsaOp
+        globals()[name] = SsaOp
+        return SsaOp
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

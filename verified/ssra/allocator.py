@@ -6,7 +6,7 @@ walk works."""
 from __future__ import annotations
 
 from ..core.errors import PreconditionError
-from .tape import SsaOp, Tape
+from .tape import Tape
 
 # neither `dataclasses` nor `typing` at run time (start-up time: tape.py),
 # nor `enum`: the named states (``TwoInputState``, states.py) are for
@@ -14,6 +14,8 @@ from .tape import SsaOp, Tape
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Sequence
+
+    from .ssaop import SsaOp
 
 # ---------------------------------------------------------------------------
 # 2. The LRU register cache

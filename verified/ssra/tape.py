@@ -4,7 +4,6 @@ code, and its two parsers (the write-up's ``$2 = FOO($0, $1)`` lines and the
 
 from __future__ import annotations
 
-from collections import namedtuple
 
 from ..core.errors import PreconditionError, python_class
 
@@ -16,23 +15,12 @@ if TYPE_CHECKING:
     import re
     from typing import Sequence
 
+    from .ssaop import SsaOp
+
 
 @python_class
 class TapeError(PreconditionError):
     """Bad input: the message names the file (when known) and the line."""
-
-
-SsaOp = namedtuple("SsaOp", ["out", "name", "args", "line", "inputs"])
-# setattr, not an assignment: mypyc (the compiled build) refuses to assign
-# to a class attribute it does not know as a ClassVar
-setattr(SsaOp, "__doc__", """One SSA operation ``$out = NAME(args)``.
-
-``args`` keeps the source order of the operands: an ``int`` is an SSA
-input (a dense variable index, see ``Tape.names``), a ``str`` is a
-literal immediate (the ``.vm`` format's ``const 2.95``).  ``inputs`` is
-the SSA inputs alone (at most two), kept precomputed because the
-allocator reads it for every operation.  (A named tuple: building one is
-several times cheaper than a frozen dataclass.)""")
 
 
 class Tape:
@@ -101,6 +89,7 @@ class Tape:
         the checker, the tracer and the tests read them; the allocator and
         the printer read the columns)."""
         if self._ops is None:
+            from .ssaop import SsaOp
             self._ops = [_new_tuple(SsaOp, row) for row in zip(
                 range(len(self.names)), self.opnames, self.args, self.lines, self.inputs)]
         return self._ops
