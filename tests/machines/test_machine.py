@@ -40,6 +40,30 @@ def test_units_through_aliases_and_lists():
     assert M.units(RV, loc(RV, {"imm": 3})) == ()
 
 
+def test_too_many_units_is_refused_before_a_unit_is_named():
+    """1,014 slots of width 65,535 (a machine the schema allows, drawn by
+    test_fuzz_schemas.py) are refused with the unit count, in little memory
+    (naming the 66 million units first took 4.7 GB and 10 s); with an alias
+    the same message comes after the alias checks."""
+    from tests.support import peak_bytes
+
+    def refused(obj: dict) -> str:
+        with pytest.raises(PreconditionError) as e:
+            M.machine_from_json(obj)
+        return str(e.value)
+
+    wide = {"classes": {"g": {"registers": ["a"]}}, "stack": {"slots": 1014, "width": 65535}}
+    got: list[str] = []
+    assert peak_bytes(lambda: got.append(refused(wide))) < 1 << 20
+    assert got == ['"machine": declares 66452491 units; at most 65536']
+    aliased = {"classes": {"g": {"registers": ["a", "b"], "width": 40000}, "h": {
+        "registers": ["c"], "width": 40000}}, "aliases": {"c": ["a"]}}
+    assert refused(aliased) == '"machine": declares 120000 units; at most 65536'
+    assert refused(dict(wide, aliases={"z": ["a"]})) == (
+        "\"machine\": alias 'z' is not a register of any class; list it in its class (with "
+        "its width) and in \"aliases\"")
+
+
 def test_kind_class_width():
     cases = [(X86, "rax", "reg", "gpr", 1), (X86, "xmm0", "reg", "xmm", 2),
              (X86, "m0", "mem", None, 1), (X86, "mw0", "mem", None, 2),

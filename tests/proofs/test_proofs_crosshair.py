@@ -113,8 +113,13 @@ def test_ssra_targets_contracts_on_every_configuration():
                        for n in (2, 3) for c in _configurations(state, n)), name
 
 
-@pytest.mark.parametrize("target", ["greedy_length_floor_sig", "greedy_skips_step_4_rtg",
-                                    "ssra_R_MR_store_after_op"])
+@pytest.mark.parametrize("target", [
+    "greedy_length_floor_sig",
+    # 10 s of CrossHair (the others 0.5 and 2 s): in `make test-slow`; `make
+    # crosshair` runs it too, and the Python contract test above shows in
+    # `make test` that this twin breaks its contract (docs/testing.md)
+    pytest.param("greedy_skips_step_4_rtg", marks=pytest.mark.slow),
+    "ssra_R_MR_store_after_op"])
 def test_crosshair_finds_each_planted_twin(target):
     """CrossHair (crosshair check, 8 CPU s per condition) reports a
     counterexample for each twin: found in its first seconds (a budget in
