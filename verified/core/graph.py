@@ -113,16 +113,17 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
     the first walk to enter a cycle closes it on itself.  A cycle is bare
     when each of its locations feeds exactly one move (its successor): a
     location feeding a second move roots a blade."""
-    if type(pm.moves) is tuple:
-        return _tuple_counts(pm.moves)
     number: Callable[[Location], int]
     regs = pm.registers
-    if type(pm.moves) is tuple and regs is not None and regs <= 2 * len(pm.moves) + 8:
-        # a small declared file (an exhaustive map's, most requests'): every
-        # location is a register of it (make checks), numbered by itself,
-        # with no numbering to build or call (the exhaustive checks count
-        # the cycles of every map)
-        return _walk(*_register_edges(pm.moves, regs))
+    if type(pm.moves) is tuple:
+        if regs is not None and regs <= 2 * len(pm.moves) + 8:
+            # a small declared file (an exhaustive map's, most requests'):
+            # every location is a register of it (make checks), numbered by
+            # itself, with no numbering to build or call (the exhaustive
+            # checks count the cycles of every map)
+            return _walk(*_register_edges(pm.moves, regs))
+        if len(pm.moves) <= SMALL:  # a huge one: over arrays, below
+            return _tuple_counts(pm.moves)
     if isinstance(pm.moves, Pairs):  # registers already: numbered by themselves
         size = max(pm.moves.values(), default=-1) + 1
         number = int
