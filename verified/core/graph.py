@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .compact import Pairs
 from .semantics import Location, ParallelMove
@@ -174,15 +174,23 @@ def _walk(source: "list[int] | array[int]", feeds: "list[int] | array[int]",
         if x == -1 or walk[x] != start:
             continue  # left the graph, or met an earlier walk's locations
         cycles += 1
-        y, all_single = x, True
-        while True:
-            on_cycle += 1
-            all_single = all_single and feeds[y] == 1
-            y = source[y]
-            if y == x:
-                break
+        length, all_single = _closed_cycle(x, source, feeds)
+        on_cycle += length
         bare += all_single
     return CycleCounts(non_loop, cycles, bare, on_cycle)
+
+
+def _closed_cycle(x: Any, source: Any, feeds: Any) -> "tuple[int, bool]":
+    """The cycle through ``x`` (a walk just closed it): its length, and
+    whether it is bare (each location on it feeds one move).  ``source``
+    and ``feeds`` are either walk's: arrays by number or dicts by location."""
+    y, length, all_single = x, 0, True
+    while True:
+        length += 1
+        all_single = all_single and feeds[y] == 1
+        y = source[y]
+        if y == x:
+            return length, all_single
 
 
 def _tuple_counts(moves: tuple) -> CycleCounts:
@@ -207,13 +215,8 @@ def _tuple_counts(moves: tuple) -> CycleCounts:
         if x not in walk or walk[x] != start:
             continue  # left the graph, or met an earlier walk's locations
         cycles += 1
-        y, all_single = x, True
-        while True:
-            on_cycle += 1
-            all_single = all_single and feeds[y] == 1
-            y = source[y]
-            if y == x:
-                break
+        length, all_single = _closed_cycle(x, source, feeds)
+        on_cycle += length
         bare += all_single
     # destinations are distinct: one non-loop move per key
     return CycleCounts(len(source), cycles, bare, on_cycle)
