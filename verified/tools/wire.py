@@ -344,6 +344,14 @@ def _flat_decoder() -> json.JSONDecoder:
 # check's request lines)
 # ---------------------------------------------------------------------------
 
+#: an answer line written the usual way, ``{"sequence": [[...], ..., [...]]}``:
+#: its head, its tail, what stands between two operations, and the empty one
+#: (conform's register and machine answer lines are read from their pieces)
+ANSWER_HEAD = b'{"sequence": [['
+ANSWER_TAIL = b']]}'
+PIECE_SEP = b'], ['
+ANSWER_EMPTY = b'{"sequence": []}'
+
 #: the text between the brackets of one operation (b'"mov", 2, 1') ->
 #: ``oracle.op_facts`` of the operation it reads as, alone in brackets
 #: (False: it does not read as one); bounded, emptied when full
@@ -406,7 +414,7 @@ def texts_read(text: bytes, memo: dict, learn: Callable[[bytes], "tuple | None"]
     (the caller reads the line the long way).  JSON values joined by
     ", " inside brackets are the array of exactly those values, however the
     text was cut: a piece that is not a whole value alone fails."""
-    pieces = text.split(b"], [")
+    pieces = text.split(PIECE_SEP)
     got = list(map(memo.get, pieces))
     if all(got):
         return got

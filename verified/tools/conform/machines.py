@@ -31,7 +31,7 @@ from ...core import machine as M
 from ...core import oracle
 from ...core.machine.description import MEMO_LIMIT
 from ...core.semantics import PreconditionError
-from ..wire import decode_line
+from ..wire import ANSWER_EMPTY, ANSWER_HEAD, ANSWER_TAIL, PIECE_SEP, decode_line
 from .checker import CaseType, Judgement, decode_answer
 
 #: our reference resolver for machines (``verified solve --algorithm resolve``)
@@ -40,11 +40,6 @@ REFERENCE = "resolve"
 #: and the longest it keeps
 LINE_MEMO_SIZE = 1 << 16
 LINE_MEMO_MAX_LINE = 1 << 16
-#: an answer line written the usual way (``MachineType._ops_of_pieces``)
-_HEAD = b'{"sequence": [['
-_TAIL = b']]}'
-_SEP = b'], ['
-_EMPTY = b'{"sequence": []}'
 #: operation texts ``_op_of_text`` remembers, and the longest it keeps
 _OP_TEXT_SIZE = 1 << 14
 _OP_TEXT_MAX = 128
@@ -259,14 +254,14 @@ class MachineType(CaseType):
         ``read_machine_sequence`` reads each operation alone (issue 20:
         decoding and reading each distinct answer line was about half of
         judging the x86-64 exhaustive run)."""
-        if line == _EMPTY:
+        if line == ANSWER_EMPTY:
             return []
-        if not (line.startswith(_HEAD) and line.endswith(_TAIL)
-                and len(_HEAD) + len(_TAIL) <= len(line) <= LINE_MEMO_MAX_LINE):
+        if not (line.startswith(ANSWER_HEAD) and line.endswith(ANSWER_TAIL)
+                and len(ANSWER_HEAD) + len(ANSWER_TAIL) <= len(line) <= LINE_MEMO_MAX_LINE):
             return None
         ops = []
         texts = self._op_text
-        for piece in line[len(_HEAD):-len(_TAIL)].split(_SEP):
+        for piece in line[len(ANSWER_HEAD):-len(ANSWER_TAIL)].split(PIECE_SEP):
             got = texts.get(piece)
             if got is None:
                 got = self._op_of_text(piece)

@@ -30,7 +30,7 @@ from ...core.semantics import (
     loc_name,
     operation,
 )
-from ..wire import OP_TEXT, learn_op_text, texts_read
+from ..wire import ANSWER_EMPTY, ANSWER_HEAD, ANSWER_TAIL, OP_TEXT, learn_op_text, texts_read
 from .checker import CaseType, Judgement, decode_answer
 
 #: Our reference algorithm per model (registered in ``verified.algorithms``,
@@ -160,10 +160,6 @@ def decoded_effect(line: bytes) -> "Effect | None":
     return None
 
 
-_HEAD = b'{"sequence": [['
-_TAIL = b']]}'
-
-
 def _op_facts_of(line: bytes) -> "list | None":
     """The ``op_facts`` of the operations of ``{"sequence": [[...], ...,
     [...]]}`` written exactly so (each operation in brackets, ", " between
@@ -180,12 +176,12 @@ def _op_facts_of(line: bytes) -> "list | None":
     single key "sequence" has no duplicate key.  So decoding the line gives
     ``{"sequence": [v1, ..., vk]}`` and ``parse_sequence`` the operations
     of the pieces, each read alone."""
-    if line == b'{"sequence": []}':
+    if line == ANSWER_EMPTY:
         return []
-    if not (line.startswith(_HEAD) and line.endswith(_TAIL)
-            and len(_HEAD) + len(_TAIL) <= len(line) <= _LINE_MEMO_MAX_LINE):
+    if not (line.startswith(ANSWER_HEAD) and line.endswith(ANSWER_TAIL)
+            and len(ANSWER_HEAD) + len(ANSWER_TAIL) <= len(line) <= _LINE_MEMO_MAX_LINE):
         return None
-    return texts_read(line[len(_HEAD):-len(_TAIL)], OP_TEXT, learn_op_text)
+    return texts_read(line[len(ANSWER_HEAD):-len(ANSWER_TAIL)], OP_TEXT, learn_op_text)
 
 
 class _PairText(dict):
