@@ -24,7 +24,7 @@ import contextlib
 import functools
 import inspect
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from ..core import machine as _machine
 from ..core.oracle import CONTRACTS_ON, PostconditionError, ensure
@@ -76,6 +76,13 @@ class Algorithm:
     #: (every "loops" algorithm; an "all" one such as mincopy that also uses
     #: the dead locations "loops" frees)
     told_contract: bool = False
+    #: what ``function`` checks after each call of ``raw``:
+    #: ``postcondition(pm, ops, contract)`` raises when ``ops`` break the
+    #: contract (None for an algorithm kept wrong on purpose).  The one
+    #: body of the check: a caller that already knows the contract (the
+    #: exhaustive runner, told "all") calls ``raw`` and this, without the
+    #: wrapper's argument plumbing
+    postcondition: "Callable[[Any, Any, Any], None] | None" = None
 
     def __call__(self, pm: ParallelMove, **kwargs) -> list[Operation]:
         return self.function(pm, **kwargs)
@@ -122,27 +129,35 @@ def algorithm(
         told = preserve == "loops" or "preserve" in signature.parameters
         asked = _asked_contract(signature)
 
-        @functools.wraps(fn)
-        def checked(pm: ParallelMove, *args, **kwargs) -> list[Operation]:
-            ops = fn(pm, *args, **kwargs)
-            if correct and model == MACHINE:
-                contract = asked(pm, args, kwargs, "all")
+        def postcondition(pm: Any, ops: Any, contract: Any) -> None:
+            if model == MACHINE:
                 ensure_machine(pm, ops, contract,
                                None if bound is None else bound(pm, contract), name)
-            elif correct:
+                return
+            length = None if bound is None else bound(pm, contract)
+            ensure(pm, ops, model, contract, length=length, algorithm=name)
+            if shape is not None and (why := shape(pm, ops)) is not None:
+                raise PostconditionError(f"{name} on {pm}: {why}")
+
+        # (Any, not ParallelMove: a machine algorithm takes a MachineMove,
+        # and the compiled build checks the types it is told)
+        @functools.wraps(fn)
+        def checked(pm: Any, *args: Any, **kwargs: Any) -> Any:
+            ops = fn(pm, *args, **kwargs)
+            if correct:
                 contract = "all"
-                if told:  # the contract it was asked for
+                if model == MACHINE:
+                    contract = asked(pm, args, kwargs, "all")
+                elif told:  # the contract it was asked for
                     contract = asked(pm, args, kwargs, None)
-                length = None if bound is None else bound(pm, contract)
-                ensure(pm, ops, model, contract, length=length, algorithm=name)
-                if shape is not None and (why := shape(pm, ops)) is not None:
-                    raise PostconditionError(f"{name} on {pm}: {why}")
+                postcondition(pm, ops, contract)
             return ops
 
         checked.algorithm = name  # type: ignore[attr-defined]
         ALGORITHMS[name] = Algorithm(
             name, checked, fn, model, preserve, bound, bound_text, optimal,
-            correct, summary, source, proof, fn.__module__, shape, told)
+            correct, summary, source, proof, fn.__module__, shape, told,
+            postcondition if correct else None)
         return checked
 
     return register
@@ -165,7 +180,8 @@ def _asked_contract(signature: inspect.Signature) -> Callable[..., str]:
                                                   param.KEYWORD_ONLY)
     default = None if param is None else param.default
 
-    def asked(pm: object, args: tuple, kwargs: dict, fallback: str | None) -> str:
+    # (Any: it returns what the call gave, a str or not, as it was given)
+    def asked(pm: object, args: tuple, kwargs: dict, fallback: str | None) -> Any:
         if direct and not args:
             return kwargs.get("preserve", default)
         bound_args = signature.bind(pm, *args, **kwargs)
@@ -187,7 +203,8 @@ def ensure_machine(mm: "_machine.MachineMove", ops: list, preserve: str,
     verdict = _machine.implements(mm, ops, preserve)
     if not verdict.ok:
         raise PostconditionError(f"{algorithm} on {mm}: {verdict.reason}")
-    if cost_bound is not None and verdict.cost > cost_bound:
+    cost: Any = verdict.cost  # an int when ok (compared as given)
+    if cost_bound is not None and cost > cost_bound:
         raise PostconditionError(
             f"{algorithm} on {mm}: cost {verdict.cost}, its bound says at most {cost_bound}")
 

@@ -19,11 +19,10 @@ check rejects, the failure says that the two judgements disagree.
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass, field
 from multiprocessing import get_context
-from typing import Callable
+from typing import Any, Callable
 
 from ..algorithms import ALGORITHMS, MACHINE, solve
 from ..cases import register_map_moves
@@ -109,15 +108,29 @@ def _reason(pm: ParallelMove, ops: list[Operation], model: str, why: str) -> str
 
 def _runner(name: str) -> Callable[[ParallelMove], list[Operation]]:
     """``lambda pm: solve(name, pm)``, for a register algorithm without
-    ``solve``'s look-ups on every map: its checked entry point, called as
-    ``solve`` calls it (told the contract "all" when it takes one).  A
-    machine algorithm goes through ``solve``, which refuses it."""
+    ``solve``'s look-ups on every map: what its checked entry point does
+    when ``solve`` calls it (told the contract "all" when it takes one),
+    without the entry point's argument plumbing: the bare function, then
+    the registered postcondition told "all" (the contract it would read
+    from the call).  A machine algorithm goes through ``solve``, which
+    refuses it."""
     algo = ALGORITHMS.get(name)
     if algo is None or algo.model == MACHINE:
         return lambda pm: solve(name, pm)
-    if algo.told_contract:
-        return functools.partial(algo.function, preserve="all")
-    return algo.function
+    return _checked_all(algo.raw, algo.told_contract, algo.postcondition)
+
+
+def _checked_all(raw: Callable[..., list[Operation]], told: bool,
+                 post: "Callable[[Any, Any, Any], None] | None"
+                 ) -> Callable[[ParallelMove], list[Operation]]:
+    """``raw`` called as ``solve`` calls it (``preserve="all"`` when it is
+    told the contract), then ``post`` (when it has one) on its output."""
+    def run(pm: ParallelMove) -> list[Operation]:
+        ops = raw(pm, preserve="all") if told else raw(pm)
+        if post is not None:
+            post(pm, ops, "all")
+        return ops
+    return run
 
 
 def _check_chunk(args: tuple[str, int, int | None, int]) -> Result:
