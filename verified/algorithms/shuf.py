@@ -48,6 +48,13 @@ class Action:
     src: int  # the write-up's ``from``
     dst: int  # the write-up's ``to``
 
+    # the dataclass's __init__ written out (see core.semantics.Mov: the
+    # compiled build compiles a written one); frozen as before
+    def __init__(self, kind: str, src: int, dst: int) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "src", src)
+        object.__setattr__(self, "dst", dst)
+
 
 def _lowest_bit(mask: int) -> int:
     """Index of the lowest set bit (the write-up's ``__builtin_ctz``)."""

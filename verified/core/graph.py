@@ -30,6 +30,15 @@ class Windmill:
     #: (and c0 <- c_last); empty when the component is a tree
     cycle: tuple[Location, ...]
 
+    # the dataclass's __init__ written out (see semantics.Mov: the compiled
+    # build compiles a written one); frozen as before
+    def __init__(self, locations: tuple[Location, ...],
+                 moves: tuple[tuple[Location, Location], ...],
+                 cycle: tuple[Location, ...]) -> None:
+        object.__setattr__(self, "locations", locations)
+        object.__setattr__(self, "moves", moves)
+        object.__setattr__(self, "cycle", cycle)
+
     @property
     def has_cycle(self) -> bool:
         return bool(self.cycle)
@@ -51,6 +60,9 @@ class Windmill:
 @dataclass(frozen=True)
 class TransferGraph:
     windmills: tuple[Windmill, ...]
+
+    def __init__(self, windmills: tuple[Windmill, ...]) -> None:  # see Windmill
+        object.__setattr__(self, "windmills", windmills)
 
     @property
     def non_loop_moves(self) -> int:
@@ -77,8 +89,8 @@ def analyse(pm: ParallelMove) -> TransferGraph:
     groups = components(moves)
     group_of = {loc: i for i, locs in enumerate(groups) for loc in locs}
     group_moves: list[list[tuple[Location, Location]]] = [[] for _ in groups]
-    for d, s in moves:
-        group_moves[group_of[d]].append((d, s))
+    for pair in moves:  # each move's own pair (d, s), not a copy of it
+        group_moves[group_of[pair[0]]].append(pair)
 
     windmills = []
     for locs, comp_moves in zip(groups, group_moves):
@@ -104,6 +116,13 @@ class CycleCounts:
     bare_cycles: int
     on_cycle: int
 
+    def __init__(self, non_loop_moves: int, cycles: int, bare_cycles: int,
+                 on_cycle: int) -> None:  # written out: see Windmill
+        object.__setattr__(self, "non_loop_moves", non_loop_moves)
+        object.__setattr__(self, "cycles", cycles)
+        object.__setattr__(self, "bare_cycles", bare_cycles)
+        object.__setattr__(self, "on_cycle", on_cycle)
+
 
 def cycle_counts(pm: ParallelMove) -> CycleCounts:
     """The cycles of ``pm``'s transfer graph, counted over flat arrays (a
@@ -121,7 +140,7 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
             # every location is a register of it (make checks), numbered by
             # itself, with no numbering to build or call (the exhaustive
             # checks count the cycles of every map)
-            return _walk(*_register_edges(pm.moves, regs))
+            return _register_counts(pm.moves, regs)
         if len(pm.moves) <= SMALL:  # a huge one: over arrays, below
             return _tuple_counts(pm.moves)
     if isinstance(pm.moves, Pairs):  # registers already: numbered by themselves
@@ -145,9 +164,11 @@ def cycle_counts(pm: ParallelMove) -> CycleCounts:
     return _walk(source, feeds, non_loop)
 
 
-def _register_edges(moves: tuple, regs: int) -> "tuple[list[int], list[int], int]":
-    """``cycle_counts``'s arrays for moves over registers 0..regs-1, each
-    register its own number."""
+def _register_counts(moves: tuple, regs: int) -> CycleCounts:
+    """``cycle_counts`` of moves over registers 0..regs-1, each register its
+    own number: ``_walk``'s walk over lists typed as lists (the compiled
+    build indexes a ``list[int]`` directly, a list-or-array through the
+    generic protocol: a third of an exhaustive map's length bound)."""
     source = [-1] * regs
     feeds = [0] * regs
     non_loop = 0
@@ -156,7 +177,20 @@ def _register_edges(moves: tuple, regs: int) -> "tuple[list[int], list[int], int
             non_loop += 1
             source[d] = s
             feeds[s] += 1
-    return source, feeds, non_loop
+    walk = [-1] * regs  # which walk reached each register first
+    cycles = bare = on_cycle = 0
+    for start in range(regs):
+        x = start
+        while x != -1 and walk[x] == -1:
+            walk[x] = start
+            x = source[x]
+        if x == -1 or walk[x] != start:
+            continue  # left the graph, or met an earlier walk's registers
+        cycles += 1
+        length, all_single = _closed_cycle(x, source, feeds)
+        on_cycle += length
+        bare += all_single
+    return CycleCounts(non_loop, cycles, bare, on_cycle)
 
 
 def _walk(source: "list[int] | array[int]", feeds: "list[int] | array[int]",
@@ -237,23 +271,26 @@ def components(edges: Iterable[tuple[Location, Location]]) -> list[list[Location
     """Connected components of the graph with these edges (union-find with
     path halving), each listed in first-seen order."""
     parent: dict[Location, Location] = {}
-
-    def find(x: Location) -> Location:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
     for u, v in edges:
         parent.setdefault(u, u)
         parent.setdefault(v, v)
-        ru, rv = find(u), find(v)
+        ru, rv = _find(parent, u), _find(parent, v)
         if ru != rv:
             parent[ru] = rv
     groups: dict[Location, list[Location]] = {}
     for x in parent:
-        groups.setdefault(find(x), []).append(x)
+        groups.setdefault(_find(parent, x), []).append(x)
     return list(groups.values())
+
+
+def _find(parent: dict[Location, Location], x: Location) -> Location:
+    """The root of ``x`` in ``components``' forest, halving the path.  (A
+    module function, not a closure: the compiled build calls it directly,
+    and ``analyse`` runs on every map of the exhaustive checks.)"""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
 
 
 def _find_cycle(

@@ -79,16 +79,21 @@ def direct_check(moves: tuple[tuple[int, int], ...], ops: list[Operation],
     with the original value of want[d].  Every register is a destination,
     so no other register must keep its own value; the temporary's final
     value does not matter."""
+    # (each location looked up with ``in``, not ``names.issuperset``: the
+    # compiled build tests a frozenset's membership directly, where a
+    # method call goes through the generic protocol)
     for op in ops:
         if not isinstance(op, kinds):
             return f"{op} is not an operation of the model"
-        if not names.issuperset(op.reads()):
-            return f"{op} reads a location outside the file and the temporary"
+        for loc in op.reads():
+            if loc not in names:
+                return f"{op} reads a location outside the file and the temporary"
     state = execute(ops)
     # execute's state holds exactly the locations written (every other one
     # still holds its own value): the writes are checked all at once
-    if not names.issuperset(state):
-        return "a location outside the file and the temporary is written"
+    for loc in state:
+        if loc not in names:
+            return "a location outside the file and the temporary is written"
     get = state.get
     for d, s in moves:
         if get(d, d) != s:
