@@ -85,7 +85,7 @@ def analyse(pm: ParallelMove) -> TransferGraph:
     one (E - V + 1 cycles in a connected component with E edges, V nodes).
     """
     moves = pm.non_loop_moves
-    source_of = {d: s for d, s in moves}
+    source_of = dict(moves)  # the moves are (d, s) pairs
     groups = components(moves)
     group_of = {loc: i for i, locs in enumerate(groups) for loc in locs}
     group_moves: list[list[tuple[Location, Location]]] = [[] for _ in groups]

@@ -265,7 +265,9 @@ class ParallelMove:
         if type(self.moves) is not tuple and isinstance(self.moves, Pairs):
             # (a tuple first: Pairs is an ABC, slow to test against)
             return self.moves.without_loops()
-        return tuple((d, s) for d, s in self.moves if d != s)
+        # each move's own pair, not a copy (the moves are pairs: make and
+        # trusted build them so); the algorithms ask on every call
+        return tuple([pair for pair in self.moves if pair[0] != pair[1]])
 
     def locations(self) -> list[Location]:
         """The register file: ``r0..r{n-1}`` if declared, else every location
