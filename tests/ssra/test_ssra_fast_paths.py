@@ -234,3 +234,49 @@ def test_ssra_alloc_loads_none_of_the_heavy_modules():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.stderr == "[] 0 []\n"
     assert p.stdout == ssra.allocate(ssra.load_tape(BENCH_TAPE), 4).text()
+
+
+def test_reading_and_allocating_pause_the_collector_and_restore_it():
+    """``parse_tape``, ``parse_vm`` and ``allocate`` run with the cyclic
+    collector paused (no collection while the bench tape is read and
+    allocated: with it running there are dozens), and give it back as it
+    was, on or off, also when they raise."""
+    import gc
+
+    from verified.core.errors import PreconditionError
+    with open(BENCH_TAPE, encoding="utf-8") as f:
+        text = f.read()
+    collections: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    assert gc.isenabled()
+    gc.callbacks.append(count)
+    try:
+        tape = ssra.parse_tape(text)
+        ssra.allocate(tape, 24)
+        ssra.allocate(tape, 3)
+        ssra.parse_vm("_0 const 2\n_1 neg _0\n" * 1)
+        assert collections == []
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            small = ssra.parse_tape("$0 = X()\n$1 = Y($0)\n")
+            assert gc.isenabled() is enabled
+            ssra.parse_vm("_0 const 2\n")
+            assert gc.isenabled() is enabled
+            ssra.allocate(small, 2)
+            assert gc.isenabled() is enabled
+            with pytest.raises(ssra.TapeError):
+                ssra.parse_tape("$0 = X($9)\n")
+            assert gc.isenabled() is enabled
+            with pytest.raises(ssra.TapeError):
+                ssra.parse_vm("_0 neg _9\n")
+            assert gc.isenabled() is enabled
+            with pytest.raises(PreconditionError):
+                ssra.allocate(small, 1)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.callbacks.remove(count)
+        gc.enable()

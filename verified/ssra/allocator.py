@@ -5,6 +5,8 @@ walk works."""
 
 from __future__ import annotations
 
+import gc
+
 from ..core.errors import PreconditionError
 from .tape import Tape
 
@@ -478,8 +480,17 @@ INPUT_ARMS = {
 
 def allocate(tape: Tape, registers: int, trace: list | None = None) -> "Allocation":
     """Allocate ``tape`` with ``registers`` registers (``>= 2``, else
-    ``PreconditionError``).  The result is in ``r0``."""
-    return RegisterAllocator(registers, trace).run(tape)
+    ``PreconditionError``).  The result is in ``r0``.
+
+    The cyclic garbage collector is paused during the walk and given back
+    as it was, as the readers do (``tape._collector_paused`` says why)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return RegisterAllocator(registers, trace).run(tape)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 # ---------------------------------------------------------------------------

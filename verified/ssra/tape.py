@@ -4,6 +4,7 @@ code, and its two parsers (the write-up's ``$2 = FOO($0, $1)`` lines and the
 
 from __future__ import annotations
 
+import gc
 
 from ..core.errors import PreconditionError, python_class
 
@@ -13,7 +14,7 @@ from ..core.errors import PreconditionError, python_class
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     import re
-    from typing import Sequence
+    from typing import Callable, Sequence
 
     from .ssaop import SsaOp
 
@@ -337,11 +338,34 @@ def parse_tape(text: str, source: str = "<tape>") -> Tape:
     A tape in the commonest spelling is read by ``_parse_canonical``, a
     plain tape in one pass (``_parse_plain``); anything else, and every
     error, goes to the line parser ``_parse_lines``, which is the
-    specification of the syntax."""
+    specification of the syntax.  (The cyclic collector is paused while
+    reading: ``_collector_paused``.)"""
+    return _collector_paused(_read_tape, text, source)
+
+
+def _read_tape(text: str, source: str) -> Tape:
     tape = _parse_canonical(text, source)
     if tape is None:
         tape = _parse_plain(text, source)
     return tape if tape is not None else _parse_lines(text, source)
+
+
+def _collector_paused(read: "Callable[[str, str], Tape]", text: str, source: str) -> Tape:
+    """``read(text, source)`` with the cyclic garbage collector paused, then
+    given back as it was (also when ``read`` raises).  The readers (and the
+    allocator, ``allocate``) make no reference cycles on their way (an
+    error's, if any, is collected once the collector is back), and the
+    collections that their thousands of new tuples set off walk the growing
+    columns again and again: a tenth of parse + allocate + print
+    (docs/ssra.md).  As ``gc.disable``, the pause is the whole process's,
+    not one thread's."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return read(text, source)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _parse_lines(text: str, source: str) -> Tape:
@@ -376,7 +400,11 @@ def parse_vm(text: str, source: str = "<vm>") -> Tape:
     ``_1 var-x``): constants and variables are zero-input operations.  The
     operation name is upper-cased with ``-`` as ``_`` (``VAR_X``), so the
     allocated program stays in the write-up's syntax (``r0 = CONST(2.95)``).
-    Same errors as ``parse_tape``."""
+    Same errors as ``parse_tape``; read with the collector paused, as it."""
+    return _collector_paused(_read_vm, text, source)
+
+
+def _read_vm(text: str, source: str) -> Tape:
     b = _TapeBuilder(source)
     for number, line in _lines(text):
         words = line.split()
