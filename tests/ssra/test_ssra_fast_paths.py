@@ -236,16 +236,18 @@ def test_ssra_alloc_loads_none_of_the_heavy_modules():
     assert p.stdout == ssra.allocate(ssra.load_tape(BENCH_TAPE), 4).text()
 
 
-def test_reading_and_allocating_pause_the_collector_and_restore_it():
-    """``parse_tape``, ``parse_vm`` and ``allocate`` run with the cyclic
-    collector paused (no collection while the bench tape is read and
-    allocated: with it running there are dozens), and give it back as it
-    was, on or off, also when they raise."""
+def test_reading_allocating_and_printing_pause_the_collector_and_restore_it():
+    """``parse_tape``, ``parse_vm``, ``allocate`` and ``Allocation.lines``
+    run with the cyclic collector paused: reading, allocating and printing
+    the bench tape sets off no collection (with the collector running, some
+    twenty), nor does one hand its deferred collection to the next.  Each
+    gives the collector back as it was, on or off, also when it raises."""
     import gc
 
     from verified.core.errors import PreconditionError
     with open(BENCH_TAPE, encoding="utf-8") as f:
         text = f.read()
+    vm = "_0 const 2\n" + "".join(f"_{k} neg _{k - 1}\n" for k in range(1, 3000))
     collections: list[int] = []
 
     def count(phase: str, info: dict) -> None:
@@ -253,12 +255,11 @@ def test_reading_and_allocating_pause_the_collector_and_restore_it():
             collections.append(info["generation"])
 
     assert gc.isenabled()
+    gc.collect()
     gc.callbacks.append(count)
     try:
-        tape = ssra.parse_tape(text)
-        ssra.allocate(tape, 24)
-        ssra.allocate(tape, 3)
-        ssra.parse_vm("_0 const 2\n_1 neg _0\n" * 1)
+        ssra.allocate(ssra.parse_tape(text), 24).text()
+        ssra.allocate(ssra.parse_vm(vm, "t.vm"), 3).lines()
         assert collections == []
         for enabled in (True, False):
             (gc.enable if enabled else gc.disable)()
@@ -266,7 +267,7 @@ def test_reading_and_allocating_pause_the_collector_and_restore_it():
             assert gc.isenabled() is enabled
             ssra.parse_vm("_0 const 2\n")
             assert gc.isenabled() is enabled
-            ssra.allocate(small, 2)
+            ssra.allocate(small, 2).lines()
             assert gc.isenabled() is enabled
             with pytest.raises(ssra.TapeError):
                 ssra.parse_tape("$0 = X($9)\n")

@@ -5,10 +5,8 @@ walk works."""
 
 from __future__ import annotations
 
-import gc
-
 from ..core.errors import PreconditionError
-from .tape import Tape
+from .tape import Tape, pause_collector, resume_collector
 
 # neither `dataclasses` nor `typing` at run time (start-up time: tape.py),
 # nor `enum`: the named states (``TwoInputState``, states.py) are for
@@ -482,15 +480,12 @@ def allocate(tape: Tape, registers: int, trace: list | None = None) -> "Allocati
     """Allocate ``tape`` with ``registers`` registers (``>= 2``, else
     ``PreconditionError``).  The result is in ``r0``.
 
-    The cyclic garbage collector is paused during the walk and given back
-    as it was, as the readers do (``tape._collector_paused`` says why)."""
-    collecting = gc.isenabled()
-    gc.disable()
+    Run with the cyclic collector paused (``tape.pause_collector``)."""
+    collecting = pause_collector()
     try:
         return RegisterAllocator(registers, trace).run(tape)
     finally:
-        if collecting:
-            gc.enable()
+        resume_collector(collecting)
 
 
 # ---------------------------------------------------------------------------
@@ -561,7 +556,15 @@ class Allocation:
         """The program in the write-up's syntax: ``r0 = FOO(r0, r1)``,
         ``STORE(r0, mem + 0)``, ``r1 = LOAD(mem + 0)``.  (Same text as
         ``format_asm`` line by line -- a test compares the two -- with the
-        register names spelled once and an f-string per line shape.)"""
+        register names spelled once and an f-string per line shape; run
+        with the cyclic collector paused, ``tape.pause_collector``.)"""
+        collecting = pause_collector()
+        try:
+            return self._lines()
+        finally:
+            resume_collector(collecting)
+
+    def _lines(self) -> list[str]:
         n, tape = self.registers, self.tape
         opnames, args, inputs = tape.opnames, tape.args, tape.inputs
         reg = [f"r{k}" for k in range(n)]

@@ -14,7 +14,7 @@ from ..core.errors import PreconditionError, python_class
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
 if TYPE_CHECKING:
     import re
-    from typing import Callable, Sequence
+    from typing import Sequence
 
     from .ssaop import SsaOp
 
@@ -339,33 +339,39 @@ def parse_tape(text: str, source: str = "<tape>") -> Tape:
     plain tape in one pass (``_parse_plain``); anything else, and every
     error, goes to the line parser ``_parse_lines``, which is the
     specification of the syntax.  (The cyclic collector is paused while
-    reading: ``_collector_paused``.)"""
-    return _collector_paused(_read_tape, text, source)
-
-
-def _read_tape(text: str, source: str) -> Tape:
-    tape = _parse_canonical(text, source)
-    if tape is None:
-        tape = _parse_plain(text, source)
-    return tape if tape is not None else _parse_lines(text, source)
-
-
-def _collector_paused(read: "Callable[[str, str], Tape]", text: str, source: str) -> Tape:
-    """``read(text, source)`` with the cyclic garbage collector paused, then
-    given back as it was (also when ``read`` raises).  The readers (and the
-    allocator, ``allocate``) make no reference cycles on their way (an
-    error's, if any, is collected once the collector is back), and the
-    collections that their thousands of new tuples set off walk the growing
-    columns again and again: a tenth of parse + allocate + print
-    (docs/ssra.md).  As ``gc.disable``, the pause is the whole process's,
-    not one thread's."""
-    collecting = gc.isenabled()
-    gc.disable()
+    reading: ``pause_collector``.)"""
+    collecting = pause_collector()
     try:
-        return read(text, source)
+        tape = _parse_canonical(text, source)
+        if tape is None:
+            tape = _parse_plain(text, source)
+        return tape if tape is not None else _parse_lines(text, source)
     finally:
-        if collecting:
-            gc.enable()
+        resume_collector(collecting)
+
+
+def pause_collector() -> bool:
+    """Pause the cyclic garbage collector; whether it was on, for
+    ``resume_collector``.  The readers, the allocator and the printer
+    (``parse_tape``, ``parse_vm``, ``allocate``, ``Allocation.lines``) each
+    run so, in ``try``/``finally``: they make no reference cycles on their
+    way (an error's, if any, is collected once the collector is back), and
+    the collections that their thousands of new tuples set off walk the
+    growing columns again and again, a tenth of parse + allocate + print
+    (docs/ssra.md).  A pause left just before (the reader's) hands its
+    deferred collection to the next allocation the collector tracks, so
+    nothing is allocated before the pause (a ``with`` block's context
+    manager would be: its bound ``__enter__`` and ``__exit__``).  As
+    ``gc.disable``, the pause is the whole process's, not one thread's."""
+    on = gc.isenabled()
+    gc.disable()
+    return on
+
+
+def resume_collector(was_on: bool) -> None:
+    """The collector back as it was before ``pause_collector``."""
+    if was_on:
+        gc.enable()
 
 
 def _parse_lines(text: str, source: str) -> Tape:
@@ -401,7 +407,11 @@ def parse_vm(text: str, source: str = "<vm>") -> Tape:
     operation name is upper-cased with ``-`` as ``_`` (``VAR_X``), so the
     allocated program stays in the write-up's syntax (``r0 = CONST(2.95)``).
     Same errors as ``parse_tape``; read with the collector paused, as it."""
-    return _collector_paused(_read_vm, text, source)
+    collecting = pause_collector()
+    try:
+        return _read_vm(text, source)
+    finally:
+        resume_collector(collecting)
 
 
 def _read_vm(text: str, source: str) -> Tape:
