@@ -143,6 +143,21 @@ def test_canonical_reader_agrees_with_the_line_parser(case):
         assert fast is not None
 
 
+@pytest.mark.parametrize("text", [
+    "x$ = FOO()\n$1 = BAR(x$)\n",          # as many `$` as outputs, one misplaced
+    "$a = FOO()\na$ = BAR($a)\n",
+    "$a$ = FOO()\nb = BAR($a$)\n",
+    "$ = FOO()\n$1 = BAR($)\n",              # `$` alone
+    "$a = FOO()\n$a = BAR()\n",              # defined twice
+])
+def test_canonical_reader_refuses_outputs_spelled_almost_right(text):
+    """Outputs the str-method reader must leave to the line parser (which
+    refuses them), though the `$` count of the column is right."""
+    assert tape_module._parse_canonical(text, "t.tape") is None
+    with pytest.raises(ssra.TapeError):
+        tape_module._parse_lines(text, "t.tape")
+
+
 def test_canonical_reader_takes_the_bench_tape():
     with open(BENCH_TAPE, encoding="utf-8") as f:
         text = f.read()

@@ -276,10 +276,13 @@ def _parse_canonical(text: str, source: str) -> Tape | None:
     if not n or len(index) != n:
         return None                      # empty, or a variable defined twice
     # every output `$` and one or more of [A-Za-z0-9_] (the text is ASCII,
-    # where "x" + s is an identifier exactly when s is of those characters)
-    joined = "".join(names)
-    if (joined.count("$") != n or not all(out[:1] == "$" for out in names)
-            or min(map(len, names)) < 2 or not ("x" + joined.replace("$", "")).isidentifier()):
+    # where "x" + s is an identifier exactly when s is of those characters):
+    # no output holds a newline, so n `$` in all, n of them after a newline
+    # of the joined column (or at its start), is one `$` each, in front
+    joined = "\n".join(names)
+    if (joined.count("$") != n or ("\n" + joined).count("\n$") != n
+            or min(map(len, names)) < 2
+            or not ("x" + joined.replace("$", "").replace("\n", "")).isidentifier()):
         return None
     if any(not name.isidentifier() or name.upper() in RESERVED for name in set(opnames)):
         return None
