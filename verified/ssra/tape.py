@@ -286,7 +286,12 @@ def _parse_canonical(text: str, source: str) -> Tape | None:
         return None
     if any(not name.isidentifier() or name.upper() in RESERVED for name in set(opnames)):
         return None
-    return Tape(names, opnames, inputs, inputs, list(range(1, n + 1)), source)
+    # line k + 1 is variable k + 1's number (and line n is n): the index's
+    # own int objects, in order, rather than n new ones
+    lines = list(index.values())
+    lines.append(n)
+    del lines[0]
+    return Tape(names, opnames, inputs, inputs, lines, source)
 
 
 def _parse_plain(text: str, source: str) -> Tape | None:
