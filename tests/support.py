@@ -46,9 +46,9 @@ def compile_client(out_dir: Path, broken: bool = False) -> Path:
 #: the subcommands ``verified`` runs in this process (``run_in_process``):
 #: each reads its input, writes its answers and returns its exit status
 #: through ``verified.cli.main``, with no signal handler, no child process
-#: and no process-wide setting of its own.  ``conform`` and ``ssra`` (a
-#: client's process, signals, start-up time) always get a process.
-IN_PROCESS = frozenset({"check", "solve", "explain", "vectors", "machines", "schema"})
+#: and no process-wide setting of its own.  ``conform`` (its clients'
+#: processes, its signal handlers) always gets a process.
+IN_PROCESS = frozenset({"check", "solve", "explain", "vectors", "machines", "schema", "ssra"})
 
 
 def verified(*args: str, input: bytes | str | None = None, cwd: Path | None = None,

@@ -13,6 +13,8 @@ import pytest
 
 from tests.support import IN_PROCESS, ROOT, run_in_process, verified
 
+TAPE = ROOT / "tests" / "data" / "ssra-bench-6362.tape"
+
 GOOD = json.dumps({"moves": [[1, 0], [0, 1]], "model": "swap", "sequence": [["swap", 0, 1]]})
 WRONG = json.dumps({"moves": [[1, 0], [2, 1]], "model": "temp",
                     "sequence": [["mov", 1, 0], ["mov", 2, 1]]})
@@ -48,6 +50,12 @@ SAMPLE = [
     (["explain", "--request", "\udcff"], ""),
     (["explain"], GOOD),
     (["vectors", "--model", "swap", "-n", "-3"], ""),
+    (["ssra", "alloc", str(TAPE), "--registers", "4"], ""),
+    (["ssra", "alloc", "-", "--registers", "2", "--json"], "$0 = A()\n$1 = B($0)\n"),
+    (["ssra", "alloc", "-", "--registers", "1"], "$0 = A()\n$1 = B($0, $0, $0)\n"),
+    (["ssra", "alloc", "-", "--registers", "2"], "$0 = A(\n"),
+    (["ssra", "check", str(TAPE), "/no/such/program", "--registers", "4"], ""),
+    (["ssra", "check", str(TAPE), str(TAPE), "--registers", "4"], ""),  # not a program
     (["machines"], ""),
     (["machines", "show", "riscv64"], ""),
     (["machines", "show", "nope"], ""),
