@@ -46,9 +46,11 @@ test-huge: $(STAMP)
 proofs: proofs-claims
 	$(BIN)/python -m proofs --mutants --quick
 
-## make proofs-claims: the Z3 proofs' table alone (what make verify runs).
+## make proofs-claims: the Z3 proofs' table alone (what make verify runs);
+## with PROOFS_JSON=FILE it also saves the rows there (make verify does, and
+## its tests then compare docs/proofs.md with them instead of a second run).
 proofs-claims: $(STAMP)
-	$(BIN)/python -m proofs
+	$(BIN)/python -m proofs $(if $(PROOFS_JSON),--json $(PROOFS_JSON))
 
 ## make crosshair: CrossHair over every public algorithm's contracts, the real
 ## GREEDY / greedy_length and the SSRA allocator's 18 two-input states (each
@@ -60,10 +62,20 @@ crosshair: $(STAMP)
 ## make verify: everything; non-zero exit on any failure or unknown.  Its
 ## proofs part is the claims' table alone: make test and make test-slow have
 ## already run every planted bug of mutants/proofs.py with the same command
-## as python -m proofs --mutants --quick, and pinned the claim that catches
-## each (tests/proofs/test_proof_mutants.py), so the mutants pass would
-## repeat them (docs/proofs.md).
-verify: test test-slow proofs-claims crosshair
+## as python -m proofs --mutants --quick (stopped at the first claim not as
+## expected), and pinned the claim that catches each
+## (tests/proofs/test_proof_mutants.py), so the mutants pass would repeat
+## them (docs/proofs.md).  The same parts as make proofs-claims, make
+## crosshair, make test and make test-slow, run so that both cores stay
+## busy (docs/testing.md): proofs-claims and crosshair side by side (neither
+## has a test with a wall-clock bound), then make test's and make
+## test-slow's selections in one pytest session, which compares
+## docs/proofs.md with the rows proofs-claims saved in $(VERIFY_DIR).
+VERIFY_DIR := .verify
+verify: $(STAMP)
+	rm -rf $(VERIFY_DIR) && mkdir -p $(VERIFY_DIR)
+	$(MAKE) --no-print-directory -j2 --output-sync=target proofs-claims crosshair PROOFS_JSON=$(CURDIR)/$(VERIFY_DIR)/proofs.json
+	PROOFS_JSON=$(CURDIR)/$(VERIFY_DIR)/proofs.json $(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "not huge"
 
 ## make mutation: a seeded sample of cosmic-ray mutants of verified/, each run
 ## against its module's tests (mutation/tests.toml); kills per module, survivors'
@@ -139,4 +151,4 @@ fast-test: $(FAST_STAMP)
 	  -m "not slow and not huge" $(addprefix $(CURDIR)/,$(FAST_TESTS))
 
 clean:
-	rm -rf $(VENV) $(FAST_VENV) build .pytest_cache .hypothesis *.egg-info .mutation .fuzz
+	rm -rf $(VENV) $(FAST_VENV) build .pytest_cache .hypothesis *.egg-info .mutation .fuzz .verify

@@ -6,11 +6,12 @@ The write-up's Rust implementation does parse + allocate + print of the
 6362-instruction tape in about 3.8 ms (its table: "Runtime 3.8 ms" at 10
 and 8 registers, 3.9 ms at 24), i.e. ~0.6 us per instruction; issue 20's
 goal is within 3x of that in process (about 11.4 ms) and 5x as a whole
-process.  Reached so far (2026-11-28, load average about 9 on 2 cores,
-``bench_table``'s SSRA rows with the Rust built as docs/ssra.md says):
-12.1 ms in process, 2.6x a whole Rust process in the same run (3.2x the
-write-up's figure); a whole process is mostly the interpreter's start-up,
-``argparse`` and imports (docs/ssra.md).  Run: ``make bench`` or ``python -m bench.bench_ssra``."""
+process.  Reached so far (2026-11-28, fourth round, load average about 13
+on 2 cores, ``bench_table``'s SSRA rows with the Rust built as
+docs/ssra.md says): 10.3 ms in process, 2.5x a whole Rust process in the
+same run and 3.1x an estimate of its work alone; a whole process is
+mostly the interpreter's start-up and shutdown, and the work
+(docs/ssra.md).  Run: ``make bench`` or ``python -m bench.bench_ssra``."""
 
 from __future__ import annotations
 

@@ -347,6 +347,35 @@ def ssra_rows(runs: list[Build]) -> None:
         row(label + build.label, f"{script * 1e3:.1f} ms CPU", anchor,
             f"x{script / rust:.1f} Rust, x{script / bare:.1f} `python -c pass`"
             + versus(build, label, script))
+        cached = cached_bytecode_cpu(build, [build.python, "-c", SCRIPT, *alloc])
+        if cached is not None:
+            label = "SSRA, the script, bytecode cached"
+            row(label + build.label, f"{cached * 1e3:.1f} ms CPU", anchor,
+                f"x{cached / rust:.1f} Rust, x{cached / bare:.1f} `python -c pass`"
+                + versus(build, label, cached))
+
+
+def cached_bytecode_cpu(build: Build, argv: list[str]) -> "float | None":
+    """``argv`` (a Python command line) as an installed package runs it,
+    its modules read from the bytecode ``pip install`` compiles: a copy of
+    the build's package, compiled with ``compileall``, imported first (the
+    command runs in the copy's directory).  A source tree with
+    PYTHONDONTWRITEBYTECODE=1 set, as on this machine, compiles every
+    module it imports on every run instead: the rows above.  None for an
+    installed build (the compiled one), whose rows above already read its
+    bytecode.  Best of 5."""
+    where = subprocess.run([build.python, "-c", "import os, verified; "
+                            "print(os.path.dirname(verified.__file__))"],
+                           capture_output=True, text=True, check=True, cwd=build.cwd)
+    package = Path(where.stdout.strip())
+    if "site-packages" in package.parts:
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        copy = Path(d) / "verified"
+        shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        subprocess.run([build.python, "-m", "compileall", "-q", str(copy)], check=True,
+                       capture_output=True)
+        return best_cpu(argv, repeats=5, cwd=d)
 
 
 def exhaustive_rows(runs: list[Build]) -> None:

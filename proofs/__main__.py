@@ -12,6 +12,7 @@ its dict says ``"expect": "counterexample"``, as a mutant's does).
     python -m proofs --mutant NAME   # run with a mutant of mutants/proofs.py installed
     python -m proofs --mutants       # every such mutant, each in a fresh process
     python -m proofs --jobs 1        # one module (or mutant run) at a time
+    python -m proofs --first-failure # stop each module at its first claim not as expected
 
 A row must be backed by its evidence (``proofs.common.evidence_problem``):
 "proved" needs a proved Z3 query in the row's ledger and no enumeration,
@@ -53,7 +54,7 @@ def proof_modules() -> list[str]:
 
 
 def collect(names: list[str], quick: bool, moonshot: bool = False,
-            jobs: int = 1) -> tuple[list[dict], list[str]]:
+            jobs: int = 1, first_failure: bool = False) -> tuple[list[dict], list[str]]:
     """Every module's rows, each module run in a process of its own forked
     from this one (a planted mutant installed here is inherited): Z3's
     global context keeps every term made before, which changes how a later
@@ -63,9 +64,12 @@ def collect(names: list[str], quick: bool, moonshot: bool = False,
     processes run at once; the rows come back in ``names``' order whatever
     order the processes finish in, and every budget is Z3 resource units
     (docs/proofs.md), so neither the table nor a verdict depends on
-    ``jobs``."""
-    done = _forked(sorted(names, key=_start_rank),
-                   lambda name: _collect_here([name], quick, moonshot), jobs)
+    ``jobs``.  ``first_failure``: see ``_collect_here``."""
+    # the plain run calls with the arguments it always had (the stubs of
+    # tests/proofs/test_harness.py take those)
+    here = ((lambda name: _collect_here([name], quick, moonshot, first_failure=True))
+            if first_failure else (lambda name: _collect_here([name], quick, moonshot)))
+    done = _forked(sorted(names, key=_start_rank), here, jobs)
     rows: list[dict] = []
     errors: list[str] = []
     for name in names:
@@ -129,7 +133,43 @@ def _child(send, work, name: str) -> None:
     send.close()
 
 
-def _collect_here(names: list[str], quick: bool, moonshot: bool) -> tuple[list[dict], list[str]]:
+class FirstFailure(BaseException):
+    """Raised through a module's ``claims()`` at its first row not as
+    expected (``--first-failure``); a BaseException so that a module's own
+    ``except Exception`` cannot swallow it."""
+
+
+def _stop_at_failure(made: list[dict]):
+    """The row hook of ``--first-failure`` (``proofs.common.ON_ROW``): keep
+    each row as it is made and raise ``FirstFailure`` after the first one
+    that this runner's own ``judge`` and ``failed`` (the ones the full run
+    applies) call not as expected."""
+    def hook(r: dict) -> None:
+        made.append(r)
+        probe = dict(r)
+        judge([probe])
+        if failed(probe):
+            raise FirstFailure
+    return hook
+
+
+def _made_in_order(made: list[dict], got: list[dict]) -> bool:
+    """Whether ``claims()`` returned exactly the rows ``claim`` made, in the
+    order made: what makes the rows of a stopped run the full run's first
+    rows (checked on every ``--first-failure`` module that did not stop)."""
+    return len(made) == len(got) and all(a is b for a, b in zip(made, got))
+
+
+def _collect_here(names: list[str], quick: bool, moonshot: bool,
+                  first_failure: bool = False) -> tuple[list[dict], list[str]]:
+    """Each module's rows, run here one after another.  ``first_failure``:
+    a module stops at its first row not as expected (``FirstFailure``), and
+    its rows are those made up to and including that one: the full run's
+    first rows (its later rows are not run, so they are neither shown nor
+    judged: a planted bug's catching claim is pinned by its first failing
+    row, tests/proofs/test_proof_mutants.py)."""
+    from proofs import common
+
     rows: list[dict] = []
     errors: list[str] = []
     for name in names:
@@ -142,24 +182,37 @@ def _collect_here(names: list[str], quick: bool, moonshot: bool) -> tuple[list[d
         fn = getattr(mod, "claims", None)
         if fn is None:
             continue
+        made: list[dict] = []
+        stopped = False
+        if first_failure:
+            common.ON_ROW = _stop_at_failure(made)
         try:
             params = inspect.signature(fn).parameters
             kwargs = {k: v for k, v in (("quick", quick), ("moonshot", moonshot))
                       if k in params}
             got = fn(**kwargs)
+        except FirstFailure:
+            got, stopped = made, True
         except MutantDoesNotApply as e:  # loud, but not a verdict: see not_applied
             errors.append(f"proofs.{name}: {NOT_APPLIED}: {e}")
             continue
         except Exception:
             errors.append(f"proofs.{name}.claims() raised\n{traceback.format_exc()}")
             continue
+        finally:
+            common.ON_ROW = None
+        if first_failure and not stopped and not _made_in_order(made, got):
+            errors.append(f"proofs.{name}: --first-failure: claims() did not return the "
+                          "rows claim() made, in that order, so a stopped run's rows would "
+                          "not be the full run's first rows")
         for row in got:
             row = dict(row)
             row.setdefault("expect", "proved")
             row["module"] = name
             rows.append(row)
-        print(f"# proofs.{name}: {len(got)} claims, {time.perf_counter() - t0:.1f} s wall",
-              file=sys.stderr, flush=True)
+        print(f"# proofs.{name}: {len(got)} claims, {time.perf_counter() - t0:.1f} s wall"
+              + (" (stopped at its first claim not as expected: --first-failure)"
+                 if stopped else ""), file=sys.stderr, flush=True)
     return rows, errors
 
 
@@ -382,6 +435,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="modules (or, with --mutants, mutant runs) at once, each its own "
                     "process (default: the cores this process may use); the table, its "
                     "order and every verdict are the same for any value")
+    ap.add_argument("--first-failure", action="store_true",
+                    help="stop each module at its first claim not as expected: its rows "
+                    "are the full run's rows up to that one (the rest not run); for a "
+                    "planted bug's run whose catching claim is pinned")
     args = ap.parse_args(argv)
     if args.mutants is not None:
         return run_mutants([x for x in args.mutants.split(",") if x], args.quick,
@@ -414,7 +471,8 @@ def main(argv: list[str] | None = None) -> int:
         rows, errors = saved["rows"], []
         t0 -= saved["wall"]
     else:
-        rows, errors = collect(names, args.quick, args.moonshot, args.jobs)
+        stop = {"first_failure": True} if args.first_failure else {}
+        rows, errors = collect(names, args.quick, args.moonshot, args.jobs, **stop)
     judge(rows)
     print(table(rows))
     best = largest_n(rows)
@@ -440,7 +498,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n#JSON\n" + json.dumps(rows))
     elif args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "wall": round(wall, 1),
-                                               "quick": args.quick}, indent=1))
+                                               "quick": args.quick, "modules": names,
+                                               "first_failure": args.first_failure},
+                                              indent=1))
     return exit_status(rows, errors)
 
 

@@ -5,12 +5,69 @@ tests/kits/conftest.py."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
 from tests.support import compile_client, verified
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item) -> None:
+    """Collect what the tests before left, then freeze the survivors out of
+    the cyclic collector's sight (gc.freeze): Python's full collections scan
+    every tracked object, so in a worker that has run hundreds of tests
+    (session fixtures, caches, Hypothesis' state) an allocation-heavy test
+    paid for the whole heap again and again; CrossHair's Hypothesis tests
+    took 4 to 8 times their fresh-interpreter CPU (docs/testing.md).  Only
+    the collector's timing changes: frozen objects are still freed by their
+    reference counts."""
+    gc.collect()
+    gc.freeze()
+
+
+#: the tests of `make test` that take longest (CPU or wall seconds, one
+#: `-p bench.pytest_cpu` run, docs/testing.md), longest first: started
+#: first, so that neither xdist worker begins one of them when the other
+#: is nearly done (at main 6953ce0 the longest, 47 s CPU, came 1,839th of
+#: 2,175 and the run ended on it).  A name that no longer matches is
+#: simply not moved.
+LONGEST_FIRST = (
+    "tests/proofs/test_proof_mutants.py::test_proofs_catch_the_planted_bug"
+    "[resolve_park_never_restored]",
+    "tests/protocol/test_schemas.py::test_every_vector_file_and_manifest_validates",
+    "tests/machines/test_resolve_proofs.py::test_the_whole_run_on_the_pair_machine_is_proved"
+    "_and_its_twin_refuted",
+    "tests/conform/test_conform_classes.py::test_several_planted_bugs_are_several_classes",
+    "tests/conform/test_conform_machines.py::test_the_v8_x64_frame_client_passes_on_a_frame"
+    "_with_slot_parts",
+    "tests/protocol/test_compact_reader.py::test_served_with_the_compact_reader_on_every_line"
+    "_the_bytes_are_the_same",
+    "tests/conform/test_conform_machines.py::test_our_resolver_passes_every_small_case",
+    "tests/conform/test_conform_shard.py::test_failure_classes_and_program_failures_merge_as"
+    "_one_run",
+    "tests/conform/test_conform_machines.py::test_a_random_failure_is_shrunk_keeping_kinds_and"
+    "_classes",
+    "tests/proofs/test_proofs_symbolic.py::test_xchg_real_run_agrees_with_z3_at_every_step",
+    "tests/proofs/test_proofs_symbolic.py::test_windmill_real_run_agrees_with_z3_at_every_step",
+    "tests/protocol/test_compact_reader.py::test_the_readers_agree_on_every_golden_request_and"
+    "_edge",
+    "tests/protocol/test_machine_vectors.py::test_flags_and_comments_golden",
+    "tests/cli/test_install.py::test_pip_install_of_a_clone_gives_the_verified_command",
+)
+
+
+def _rank(nodeid: str) -> int:
+    return next((i for i, p in enumerate(LONGEST_FIRST) if nodeid.startswith(p)),
+                len(LONGEST_FIRST))
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    # a stable sort: the rest keep their order (every xdist worker must
+    # collect the same order, and does: it depends on the names alone)
+    items.sort(key=lambda item: _rank(item.nodeid))
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,8 @@ import them from here."""
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import os
 import shutil
@@ -41,15 +43,32 @@ def compile_client(out_dir: Path, broken: bool = False) -> Path:
     return exe
 
 
+#: the subcommands ``verified`` runs in this process (``run_in_process``):
+#: each reads its input, writes its answers and returns its exit status
+#: through ``verified.cli.main``, with no signal handler, no child process
+#: and no process-wide setting of its own.  ``conform`` (its clients'
+#: processes, its signal handlers) always gets a process.
+IN_PROCESS = frozenset({"check", "solve", "explain", "vectors", "machines", "schema", "ssra"})
+
+
 def verified(*args: str, input: bytes | str | None = None, cwd: Path | None = None,
-             timeout: float = 300, text: bool = True) -> subprocess.CompletedProcess:
+             timeout: float = 300, text: bool = True,
+             process: bool = False) -> subprocess.CompletedProcess:
     """THE CLI runner of the tests: ``python -m verified.cli ARGS`` with this
     interpreter and this checkout first on the path (so a test run from
     another directory, ``cwd``, still runs the code under test); returns
     the completed process, stdout/stderr as text (undecoded bytes with
-    ``text=False``, for tests that check the bytes themselves)."""
+    ``text=False``, for tests that check the bytes themselves).
+
+    A command of ``IN_PROCESS`` without ``cwd`` runs in this process
+    (``run_in_process``: the same bytes and exit status, pinned by
+    tests/cli/test_in_process.py, without a fresh interpreter's ~0.1 s CPU
+    of start-up and imports); ``process=True`` asks for a real process
+    where the process itself is under test."""
     if isinstance(input, str):
         input = input.encode()
+    if not process and cwd is None and args and args[0] in IN_PROCESS:
+        return run_in_process(*args, input=input, text=text)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "verified.cli", *args], input=input,
                           capture_output=True, timeout=timeout, cwd=cwd, env=env)
@@ -57,6 +76,81 @@ def verified(*args: str, input: bytes | str | None = None, cwd: Path | None = No
         proc.stdout = proc.stdout.decode("utf-8", "replace")
         proc.stderr = proc.stderr.decode("utf-8", "replace")
     return proc
+
+
+def run_in_process(*args: str, input: bytes | None = None,
+                   text: bool = True) -> subprocess.CompletedProcess:
+    """``verified ARGS`` through ``verified.cli.main`` in this process, with
+    the standard streams a ``python -m verified.cli`` process would have
+    (text over bytes, each stream's encoding and error handler as in such a
+    process: ``_stdio``), stdin empty unless ``input``; the exit status as ``sys.exit(main())`` would
+    make it, and an exception that escapes ``main`` printed as the
+    interpreter prints it (status 1)."""
+    import io
+    import threading
+    import traceback
+
+    from verified import cli
+
+    out, err = io.BytesIO(), io.BytesIO()
+    (enc_in, errors_in), (enc_out, errors_out), (enc_err, errors_err) = _stdio()
+    streams = (io.TextIOWrapper(io.BytesIO(input or b""), encoding=enc_in, errors=errors_in),
+               io.TextIOWrapper(out, encoding=enc_out, errors=errors_out, write_through=True),
+               io.TextIOWrapper(err, encoding=enc_err, errors=errors_err, write_through=True))
+    result: list[int] = []
+
+    def run() -> None:
+        try:
+            result.append(_exit_status(cli.main(list(args))))
+        except SystemExit as e:
+            result.append(_exit_status(e.code))
+        except Exception:  # as the interpreter reports an uncaught exception
+            traceback.print_exc()
+            result.append(1)
+
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = streams
+    try:
+        # a thread of its own: main starts at the stack depth it has in a
+        # process, not below pytest's frames (JSON's nesting limit and any
+        # RecursionError depend on it: tests/cli/test_in_process.py)
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+    status = result[0]
+    stdout, stderr = out.getvalue(), err.getvalue()
+    argv = [sys.executable, "-m", "verified.cli", *args]
+    if text:
+        return subprocess.CompletedProcess(argv, status, stdout.decode("utf-8", "replace"),
+                                           stderr.decode("utf-8", "replace"))
+    return subprocess.CompletedProcess(argv, status, stdout, stderr)
+
+
+@functools.cache
+def _stdio() -> tuple[tuple[str, str], ...]:
+    """(encoding, errors) of stdin, stdout and stderr in a process that
+    ``verified`` starts: they follow the locale (C.UTF-8: surrogateescape on
+    stdin and stdout), so one such process is asked, once."""
+    code = "import sys; print([(s.encoding, s.errors) for s in (sys.stdin, sys.stdout, sys.stderr)])"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    got = subprocess.run([sys.executable, "-c", code], input=b"", capture_output=True,
+                         env=env, check=True).stdout
+    return tuple(map(tuple, ast.literal_eval(got.decode())))
+
+
+def _exit_status(code: object) -> int:
+    """The status ``sys.exit(code)`` gives a process: None 0, an int itself
+    (modulo 256), anything else printed to stderr and 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
 
 
 def conform_json(*args: str, timeout: float = 300) -> tuple[int, dict, str]:

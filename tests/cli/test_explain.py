@@ -217,6 +217,9 @@ def test_oracle_line_is_checks_answer():
     (["--request", '{"moves": [[1,0]], "model": "temp", "sequence": []}', "--sequence", "[]"],
      "", "the sequence is given twice: in the input and by --sequence"),
     ([], "", "stdin is empty: give a request and a sequence (see `verified explain --help`)"),
+    (["--request", "\udcff"], "", "--request: it is not UTF-8 (invalid start byte at byte 0)"),
+    (["--request", '{"moves": [[1,0]], "model": "temp"}', "--sequence", "[\udcfe]"], "",
+     "--sequence: it is not UTF-8 (invalid start byte at byte 1)"),
     ([], "{", "stdin: it is not valid JSON: Expecting property name enclosed in double "
      "quotes at column 2"),
     (["--request", '{"moves": [[1,0]], "model": "nonsense", "sequence": []}'], "",

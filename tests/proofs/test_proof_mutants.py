@@ -1,18 +1,28 @@
 """The planted bugs of mutants/proofs.py: ``python -m proofs`` with the
 mutant installed must fail, and the first failing row must be the claim
 the catalogue says catches it (a rejection verdict: refuted, vacuous or a
-result its evidence does not back; never a crash)."""
+result its evidence does not back; never a crash).
+
+Each run is ``--first-failure``: its entry module stops at its first row
+not as expected, and the rows up to it are the full run's (the runner
+checks, on every module that does not stop, that ``claims()`` returns the
+rows in the order ``claim`` made them; the tests at the end pin the stop),
+so the pinned first failing row is the full run's."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import types
 
 import pytest
+import z3
 
 from mutants.proofs import BY_NAME, MUTANTS
+from proofs import __main__ as runner
 from proofs.__main__ import failed
+from proofs.common import PROVED, REFUTED, Ledger, claim, prove
 
 #: mutant -> (words of the claim that must catch it, its failing result)
 CAUGHT_BY = {
@@ -54,8 +64,8 @@ def test_every_proofs_mutant_has_its_catching_claim():
 def _run(name: str) -> tuple[int, list[dict]]:
     m = BY_NAME[name]
     out = subprocess.run(
-        [sys.executable, "-m", "proofs", "--quick", "--mutant", name, "--only", m.entry,
-         "--json", "-"], capture_output=True, text=True, timeout=900)
+        [sys.executable, "-m", "proofs", "--quick", "--first-failure", "--mutant", name,
+         "--only", m.entry, "--json", "-"], capture_output=True, text=True, timeout=900)
     assert "Traceback" not in out.stderr, out.stderr
     return out.returncode, json.loads(out.stdout.split("\n#JSON\n", 1)[1])
 
@@ -72,8 +82,59 @@ def test_proofs_catch_the_planted_bug(name):
 
 
 def test_the_unmutated_entry_modules_pass():
-    """The same runs without a mutant pass (so the catch is the mutant's)."""
+    """The same runs without a mutant pass (so the catch is the mutant's),
+    and with ``--first-failure`` they run whole (no stop) and return the
+    rows in the order made (else an error: exit 1)."""
     for entry in ("common", "permi_claims", "optimality"):
-        out = subprocess.run([sys.executable, "-m", "proofs", "--quick", "--only", entry],
+        out = subprocess.run([sys.executable, "-m", "proofs", "--quick", "--first-failure",
+                              "--only", entry],
                              capture_output=True, text=True, timeout=900)
         assert out.returncode == 0, out.stdout[-2000:]
+        assert "stopped" not in out.stderr, out.stderr
+
+
+# -- --first-failure, on fake proof modules -----------------------------------
+
+def _proved(text: str) -> dict:
+    led = Ledger()
+    prove(z3.BoolVal(True), [], timer=led)
+    return claim(text, 1, PROVED, 0.0, ledger=led)
+
+
+def _collect(monkeypatch, claims) -> tuple[list[dict], list[str]]:
+    fake = types.SimpleNamespace(claims=claims)
+    monkeypatch.setattr(runner.importlib, "import_module", lambda _name: fake)
+    return runner._collect_here(["fake"], quick=True, moonshot=False, first_failure=True)
+
+
+def test_first_failure_stops_at_the_first_row_not_as_expected(monkeypatch):
+    reached = []
+
+    def claims():
+        rows = [_proved("a"), claim("b", 1, REFUTED, 0.0), claim("c", 1, REFUTED, 0.0)]
+        reached.append("end")
+        return rows
+
+    rows, errors = _collect(monkeypatch, claims)
+    assert [r["claim"] for r in rows] == ["a", "b"] and errors == [] and reached == []
+    assert [r["claim"] for r in rows if failed(r)] == ["b"]
+
+
+def test_first_failure_judges_the_evidence_as_the_full_run_does(monkeypatch):
+    """A forged row the runner must reject (expect_rejected) is as expected
+    and does not stop the run; "proved" by hand without its evidence is a
+    failure the stop sees (the runner's judge, not the result alone)."""
+    def claims():
+        return [claim("forged", "-", PROVED, 0.0, ledger=Ledger(), expect_rejected=True),
+                claim("by hand", 1, PROVED, 0.0, ledger=Ledger()),
+                _proved("later")]
+
+    rows, errors = _collect(monkeypatch, claims)
+    assert [r["claim"] for r in rows] == ["forged", "by hand"] and errors == []
+
+
+def test_first_failure_refuses_rows_returned_out_of_the_order_made(monkeypatch):
+    rows, errors = _collect(monkeypatch, lambda: [_proved("a"), _proved("b")][::-1])
+    assert len(errors) == 1 and "did not return the rows claim() made" in errors[0]
+    rows, errors = _collect(monkeypatch, lambda: [_proved("a"), _proved("b")])
+    assert [r["claim"] for r in rows] == ["a", "b"] and errors == []

@@ -143,6 +143,21 @@ def test_canonical_reader_agrees_with_the_line_parser(case):
         assert fast is not None
 
 
+@pytest.mark.parametrize("text", [
+    "x$ = FOO()\n$1 = BAR(x$)\n",          # as many `$` as outputs, one misplaced
+    "$a = FOO()\na$ = BAR($a)\n",
+    "$a$ = FOO()\nb = BAR($a$)\n",
+    "$ = FOO()\n$1 = BAR($)\n",              # `$` alone
+    "$a = FOO()\n$a = BAR()\n",              # defined twice
+])
+def test_canonical_reader_refuses_outputs_spelled_almost_right(text):
+    """Outputs the str-method reader must leave to the line parser (which
+    refuses them), though the `$` count of the column is right."""
+    assert tape_module._parse_canonical(text, "t.tape") is None
+    with pytest.raises(ssra.TapeError):
+        tape_module._parse_lines(text, "t.tape")
+
+
 def test_canonical_reader_takes_the_bench_tape():
     with open(BENCH_TAPE, encoding="utf-8") as f:
         text = f.read()
@@ -234,3 +249,50 @@ def test_ssra_alloc_loads_none_of_the_heavy_modules():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.stderr == "[] 0 []\n"
     assert p.stdout == ssra.allocate(ssra.load_tape(BENCH_TAPE), 4).text()
+
+
+def test_reading_allocating_and_printing_pause_the_collector_and_restore_it():
+    """``parse_tape``, ``parse_vm``, ``allocate`` and ``Allocation.lines``
+    run with the cyclic collector paused: reading, allocating and printing
+    the bench tape sets off no collection (with the collector running, some
+    twenty), nor does one hand its deferred collection to the next.  Each
+    gives the collector back as it was, on or off, also when it raises."""
+    import gc
+
+    from verified.core.errors import PreconditionError
+    with open(BENCH_TAPE, encoding="utf-8") as f:
+        text = f.read()
+    vm = "_0 const 2\n" + "".join(f"_{k} neg _{k - 1}\n" for k in range(1, 3000))
+    collections: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    assert gc.isenabled()
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        ssra.allocate(ssra.parse_tape(text), 24).text()
+        ssra.allocate(ssra.parse_vm(vm, "t.vm"), 3).lines()
+        assert collections == []
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            small = ssra.parse_tape("$0 = X()\n$1 = Y($0)\n")
+            assert gc.isenabled() is enabled
+            ssra.parse_vm("_0 const 2\n")
+            assert gc.isenabled() is enabled
+            ssra.allocate(small, 2).lines()
+            assert gc.isenabled() is enabled
+            with pytest.raises(ssra.TapeError):
+                ssra.parse_tape("$0 = X($9)\n")
+            assert gc.isenabled() is enabled
+            with pytest.raises(ssra.TapeError):
+                ssra.parse_vm("_0 neg _9\n")
+            assert gc.isenabled() is enabled
+            with pytest.raises(PreconditionError):
+                ssra.allocate(small, 1)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.callbacks.remove(count)
+        gc.enable()

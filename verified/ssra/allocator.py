@@ -6,7 +6,7 @@ walk works."""
 from __future__ import annotations
 
 from ..core.errors import PreconditionError
-from .tape import Tape
+from .tape import Tape, pause_collector, resume_collector
 
 # neither `dataclasses` nor `typing` at run time (start-up time: tape.py),
 # nor `enum`: the named states (``TwoInputState``, states.py) are for
@@ -478,8 +478,14 @@ INPUT_ARMS = {
 
 def allocate(tape: Tape, registers: int, trace: list | None = None) -> "Allocation":
     """Allocate ``tape`` with ``registers`` registers (``>= 2``, else
-    ``PreconditionError``).  The result is in ``r0``."""
-    return RegisterAllocator(registers, trace).run(tape)
+    ``PreconditionError``).  The result is in ``r0``.
+
+    Run with the cyclic collector paused (``tape.pause_collector``)."""
+    collecting = pause_collector()
+    try:
+        return RegisterAllocator(registers, trace).run(tape)
+    finally:
+        resume_collector(collecting)
 
 
 # ---------------------------------------------------------------------------
@@ -550,7 +556,15 @@ class Allocation:
         """The program in the write-up's syntax: ``r0 = FOO(r0, r1)``,
         ``STORE(r0, mem + 0)``, ``r1 = LOAD(mem + 0)``.  (Same text as
         ``format_asm`` line by line -- a test compares the two -- with the
-        register names spelled once and an f-string per line shape.)"""
+        register names spelled once and an f-string per line shape; run
+        with the cyclic collector paused, ``tape.pause_collector``.)"""
+        collecting = pause_collector()
+        try:
+            return self._lines()
+        finally:
+            resume_collector(collecting)
+
+    def _lines(self) -> list[str]:
         n, tape = self.registers, self.tape
         opnames, args, inputs = tape.opnames, tape.args, tape.inputs
         reg = [f"r{k}" for k in range(n)]

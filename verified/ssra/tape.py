@@ -4,6 +4,7 @@ code, and its two parsers (the write-up's ``$2 = FOO($0, $1)`` lines and the
 
 from __future__ import annotations
 
+import gc
 
 from ..core.errors import PreconditionError, python_class
 
@@ -275,14 +276,22 @@ def _parse_canonical(text: str, source: str) -> Tape | None:
     if not n or len(index) != n:
         return None                      # empty, or a variable defined twice
     # every output `$` and one or more of [A-Za-z0-9_] (the text is ASCII,
-    # where "x" + s is an identifier exactly when s is of those characters)
-    joined = "".join(names)
-    if (joined.count("$") != n or not all(out[:1] == "$" for out in names)
-            or min(map(len, names)) < 2 or not ("x" + joined.replace("$", "")).isidentifier()):
+    # where "x" + s is an identifier exactly when s is of those characters):
+    # no output holds a newline, so n `$` in all, n of them after a newline
+    # of the joined column (or at its start), is one `$` each, in front
+    joined = "\n".join(names)
+    if (joined.count("$") != n or ("\n" + joined).count("\n$") != n
+            or min(map(len, names)) < 2
+            or not ("x" + joined.replace("$", "").replace("\n", "")).isidentifier()):
         return None
     if any(not name.isidentifier() or name.upper() in RESERVED for name in set(opnames)):
         return None
-    return Tape(names, opnames, inputs, inputs, list(range(1, n + 1)), source)
+    # line k + 1 is variable k + 1's number (and line n is n): the index's
+    # own int objects, in order, rather than n new ones
+    lines = list(index.values())
+    lines.append(n)
+    del lines[0]
+    return Tape(names, opnames, inputs, inputs, lines, source)
 
 
 def _parse_plain(text: str, source: str) -> Tape | None:
@@ -337,11 +346,40 @@ def parse_tape(text: str, source: str = "<tape>") -> Tape:
     A tape in the commonest spelling is read by ``_parse_canonical``, a
     plain tape in one pass (``_parse_plain``); anything else, and every
     error, goes to the line parser ``_parse_lines``, which is the
-    specification of the syntax."""
-    tape = _parse_canonical(text, source)
-    if tape is None:
-        tape = _parse_plain(text, source)
-    return tape if tape is not None else _parse_lines(text, source)
+    specification of the syntax.  (The cyclic collector is paused while
+    reading: ``pause_collector``.)"""
+    collecting = pause_collector()
+    try:
+        tape = _parse_canonical(text, source)
+        if tape is None:
+            tape = _parse_plain(text, source)
+        return tape if tape is not None else _parse_lines(text, source)
+    finally:
+        resume_collector(collecting)
+
+
+def pause_collector() -> bool:
+    """Pause the cyclic garbage collector; whether it was on, for
+    ``resume_collector``.  The readers, the allocator and the printer
+    (``parse_tape``, ``parse_vm``, ``allocate``, ``Allocation.lines``) each
+    run so, in ``try``/``finally``: they make no reference cycles on their
+    way (an error's, if any, is collected once the collector is back), and
+    the collections that their thousands of new tuples set off walk the
+    growing columns again and again, a tenth of parse + allocate + print
+    (docs/ssra.md).  A pause left just before (the reader's) hands its
+    deferred collection to the next allocation the collector tracks, so
+    nothing is allocated before the pause (a ``with`` block's context
+    manager would be: its bound ``__enter__`` and ``__exit__``).  As
+    ``gc.disable``, the pause is the whole process's, not one thread's."""
+    on = gc.isenabled()
+    gc.disable()
+    return on
+
+
+def resume_collector(was_on: bool) -> None:
+    """The collector back as it was before ``pause_collector``."""
+    if was_on:
+        gc.enable()
 
 
 def _parse_lines(text: str, source: str) -> Tape:
@@ -376,7 +414,15 @@ def parse_vm(text: str, source: str = "<vm>") -> Tape:
     ``_1 var-x``): constants and variables are zero-input operations.  The
     operation name is upper-cased with ``-`` as ``_`` (``VAR_X``), so the
     allocated program stays in the write-up's syntax (``r0 = CONST(2.95)``).
-    Same errors as ``parse_tape``."""
+    Same errors as ``parse_tape``; read with the collector paused, as it."""
+    collecting = pause_collector()
+    try:
+        return _read_vm(text, source)
+    finally:
+        resume_collector(collecting)
+
+
+def _read_vm(text: str, source: str) -> Tape:
     b = _TapeBuilder(source)
     for number, line in _lines(text):
         words = line.split()

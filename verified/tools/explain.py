@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
 
@@ -547,6 +548,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the transfer graph as Graphviz text")
 
 
+def _argument_bytes(text: str) -> bytes:
+    """A command-line argument's own bytes: an argument that is not UTF-8
+    reaches Python with its bad bytes as surrogates (PEP 383), which a plain
+    encode refuses; given back as bytes, the reader names the bad byte."""
+    return os.fsencode(text)
+
+
 def _json(text: bytes, what: str) -> object:
     try:
         return decode_line(text)
@@ -580,7 +588,7 @@ def _read_input(args: argparse.Namespace) -> tuple[object, object, bool]:
     if args.request is not None:
         if args.file is not None:
             raise PreconditionError("give the request once: --request or a FILE, not both")
-        return _from_document(_json(args.request.encode("utf-8"), "--request"))
+        return _from_document(_json(_argument_bytes(args.request), "--request"))
     if args.file in (None, "-"):
         data = sys.stdin.buffer.read()
         where = "stdin"
@@ -614,7 +622,7 @@ def run(args: argparse.Namespace) -> int:
             if given:
                 raise PreconditionError("the sequence is given twice: in the input "
                                         "and by --sequence")
-            sequence, given = _json(args.sequence.encode("utf-8"), "--sequence"), True
+            sequence, given = _json(_argument_bytes(args.sequence), "--sequence"), True
         if isinstance(request, dict) and "sequence" in request:
             raise PreconditionError("the sequence is given twice")
         req = parse_any(request, need_sequence=False)
