@@ -85,7 +85,10 @@ def run_in_process(*args: str, input: bytes | None = None,
     (text over bytes, each stream's encoding and error handler as in such a
     process: ``_stdio``), stdin empty unless ``input``; the exit status as ``sys.exit(main())`` would
     make it, and an exception that escapes ``main`` printed as the
-    interpreter prints it (status 1)."""
+    interpreter prints it (status 1).  What differs from a process: a
+    Python warning goes to pytest's warning capture, not to stderr, and
+    the process-wide settings read at import (``VERIFIED_TRACEBACK``,
+    ``VERIFIED_CONTRACTS``) are this process's, from the same environment."""
     import io
     import threading
     import traceback
