@@ -728,7 +728,7 @@ def unreachable_goal(mm: M.MachineMove, preserve: str) -> str | None:
     operation's copy.  So a goal value with no such path to its goal unit
     is never there at the end.  (A piece of a constant is a bit pattern:
     any constant may produce it, hence every marked unit.)"""
-    what = _unreachable(mm, preserve, None)
+    what = _unreachable(mm, None)
     if what is None:
         return None
     return (f"no legal operation of {mm.machine.name}, in any order, can carry {what} "
@@ -736,15 +736,15 @@ def unreachable_goal(mm: M.MachineMove, preserve: str) -> str | None:
             f"unreachable_goal)")
 
 
-def _unreachable(mm: M.MachineMove, preserve: str, limit: int | None) -> str | None:
+def _unreachable(mm: M.MachineMove, limit: int | None) -> str | None:
     """The first goal unit no path of ``_flow(machine, limit)`` brings its
     goal value to (``unreachable_goal``), said as "the original value of X
     into Y", or None."""
     m = mm.machine
     units = set(m.units())
     reached = _reached(m, limit)
-    # ``goals`` less what ``preserve`` adds (a unit keeping its own value,
-    # skipped here): the destinations' values (issue 20: the whole goal map
+    # the destinations' values only (what any contract adds is a unit
+    # keeping its own value, which needs no path) (issue 20: the whole goal map
     # was built for each declined case of a conform run)
     for u, v in sorted(mm.expected().items()):
         if u == v:
@@ -796,7 +796,7 @@ def over_capacity(mm: M.MachineMove, preserve: str) -> str | None:
     free = len(units) - len({v for v in goals(mm, preserve).values() if v in units})
     if free >= max(len(m.lookup(n).units) for n in m.names()):
         return None   # no operation loses more than ``free`` units: plain value flow
-    what = _unreachable(mm, preserve, free)
+    what = _unreachable(mm, free)
     if what is None:
         return None
     return (f"at most {free} unit(s) of {m.name} can hold anything but a value the move "
