@@ -319,3 +319,32 @@ def test_judging_a_sequence_run_once_is_implements(registers, temps):
                     assert oracle.implements_effect(pm, eff, model, preserve) == want
                     judged += want.ok
     assert judged >= 5  # right answers among them, not only refusals
+
+
+def test_of_read_pairs_is_make_where_make_accepts_and_none_where_it_refuses():
+    """``ParallelMove.of_read_pairs`` (``verified check``'s plain lines)
+    builds exactly ``make``'s move from pairs already read, and refuses
+    (None) exactly what ``make`` refuses: a destination twice, a location
+    outside the declared file, an empty file."""
+    import random as _random
+    from verified.core.semantics import ParallelMove as PM, PreconditionError as PE, location
+    rng = _random.Random(20)
+    seen = {True: 0, False: 0}
+    for _ in range(4000):
+        n = rng.choice([None, 0, 1, 2, 3, 5, 8])
+        top = (n or 3) + 1
+        pairs = tuple((rng.choice([rng.randrange(top), "t", "r2"]),
+                       rng.choice([rng.randrange(top), "t", "m0"]))
+                      for _ in range(rng.randrange(top + 1)))
+        try:
+            want = PM.make(pairs, n)
+        except PE:
+            want = None
+        got = PM.of_read_pairs(tuple((location(d), location(s)) for d, s in pairs), n)
+        seen[want is None] += 1
+        if want is None:
+            assert got is None, (pairs, n)
+        else:
+            assert got == want and got.source_of == want.source_of, (pairs, n)
+            assert got.moves == want.moves and type(got.moves) is tuple
+    assert min(seen.values()) > 500  # both sides of the line are tried

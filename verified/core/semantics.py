@@ -110,6 +110,12 @@ def _dense_size(pairs: "Pairs") -> int:
 _NOT_GIVEN: Mapping = MappingProxyType({})
 
 
+def _inside_file(pairs: Iterable[tuple[Location, Location]], n: int) -> bool:
+    """Every location of every pair a register of the file r0..r{n-1} (the
+    common case, one pass: ``make`` looks at each location only otherwise)."""
+    return all(type(d) is int and d < n and type(s) is int and s < n for d, s in pairs)
+
+
 @dataclass(frozen=True)
 class ParallelMove:
     """A set of ``dst <- src`` moves executed at once.
@@ -209,8 +215,7 @@ class ParallelMove:
             # every pair a plain register of the file (the common case, one
             # pass) needs no look at each location; otherwise they are
             # looked at one by one, and the first outside the file is named
-            if not all(type(d) is int and d < n and type(s) is int and s < n
-                       for d, s in pairs):
+            if not _inside_file(pairs, n):
                 for d, s in pairs:
                     for loc in (d, s):
                         if not (isinstance(loc, int) and loc < n):
@@ -242,6 +247,24 @@ class ParallelMove:
         output ``make`` accepts by construction (the exhaustive maps,
         conform's own requests; tests compare the two).  Never for input."""
         return ParallelMove(moves, registers, temps, dict(moves))
+
+    @staticmethod
+    def of_read_pairs(
+        pairs: tuple[tuple[Location, Location], ...],
+        registers: int | None,
+    ) -> "ParallelMove | None":
+        """The move ``make(pairs, registers)`` builds from pairs already
+        read by ``location`` (no temporaries), when ``make`` accepts them:
+        distinct destinations, each location inside the declared file; None
+        when it would refuse them (``make`` then words why).  ``registers``
+        must already be one ``check_registers`` accepts.  For a reader that
+        reads each move's text once (``verified check``'s plain lines)."""
+        source_of = dict(pairs)
+        if len(source_of) != len(pairs):
+            return None
+        if registers is not None and not _inside_file(pairs, registers):
+            return None
+        return ParallelMove(pairs, registers, (), source_of)
 
     @staticmethod
     def from_map(want: Sequence[int], temps: Iterable[object] = ()) -> "ParallelMove":

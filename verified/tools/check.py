@@ -69,8 +69,8 @@ def fast_answer(raw: bytes) -> "tuple[str, int] | None":
     those values, the rest of the line is ASCII and names four distinct
     keys, so the strict reader would read the object whose arrays these
     are.  ``make``'s checks beyond each move (distinct destinations, the
-    declared register file) are made here, and anything they refuse goes
-    the long way for its message; the verdict is ``implements``' and the
+    declared register file) are ``ParallelMove.of_read_pairs``', and
+    anything they refuse goes the long way for its message; the verdict is ``implements``' and the
     optimum ``optimum``'s."""
     if len(raw) > _PLAIN_MAX:
         return None
@@ -80,7 +80,7 @@ def fast_answer(raw: bytes) -> "tuple[str, int] | None":
     moves_text, regs_text, model_text, seq_text = m.groups()
     pairs = [] if moves_text is None else texts_read(moves_text, PAIR_TEXT, learn_pair_text)
     facts = [] if seq_text is None else texts_read(seq_text, OP_TEXT, learn_op_text)
-    if pairs is None or facts is None or len(dict(pairs)) != len(pairs):
+    if pairs is None or facts is None:
         return None
     n = None
     if regs_text is not None:
@@ -89,9 +89,9 @@ def fast_answer(raw: bytes) -> "tuple[str, int] | None":
             check_registers(n)
         except PreconditionError:
             return None
-        if not all(type(d) is int and d < n and type(s) is int and s < n for d, s in pairs):
-            return None
-    pm = ParallelMove.trusted(tuple(pairs), n)
+    pm = ParallelMove.of_read_pairs(tuple(pairs), n)
+    if pm is None:
+        return None  # make refuses them: the long way words why
     model = model_text.decode()
     # implements itself: faster here than building the Effect for one move
     verdict = implements(pm, [f[0] for f in facts], model, "all")

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Callable, Iterable, TextIO
 
 from ..core.exits import EXIT_BAD_INPUT, EXIT_OK, EXIT_WRONG, worse
+from ..core.memo import remember
 from ..core.compact import OpArray, Pairs
 from ..core.oracle import check_contract, op_facts, read_sequence_memo
 from ..core.semantics import MODELS, ParallelMove, PreconditionError, check_model, location
@@ -376,10 +377,7 @@ def learn_op_text(piece: bytes) -> "tuple | None":
         parsed = read_sequence_memo([value])
         if type(parsed) is list and len(parsed) == 1:
             got = op_facts(parsed[0])
-    if len(memo) >= OP_TEXT_SIZE:
-        memo.clear()
-    memo[piece] = got
-    return got or None
+    return remember(memo, piece, got, OP_TEXT_SIZE) or None
 
 
 #: the text between the brackets of one move (b'2, 1') -> the pair of
@@ -402,10 +400,7 @@ def learn_pair_text(piece: bytes) -> "tuple | None":
             got = (location(pair[0]), location(pair[1]))
     except PreconditionError:
         pass
-    if len(memo) >= OP_TEXT_SIZE:
-        memo.clear()
-    memo[piece] = got
-    return got or None
+    return remember(memo, piece, got, OP_TEXT_SIZE) or None
 
 
 def texts_read(text: bytes, memo: dict, learn: Callable[[bytes], "tuple | None"]) -> "list | None":

@@ -30,6 +30,7 @@ from ...cases import machines as gen
 from ...core import machine as M
 from ...core import oracle
 from ...core.machine.description import MEMO_LIMIT
+from ...core.memo import remember
 from ...core.semantics import PreconditionError
 from ..wire import ANSWER_EMPTY, ANSWER_HEAD, ANSWER_TAIL, PIECE_SEP, decode_line
 from .checker import CaseType, Judgement, decode_answer
@@ -231,9 +232,7 @@ class MachineType(CaseType):
         if type(ops) is list:
             run = (len(ops), M.execute(m, ops), M.cost(m, ops))
         if len(line) <= LINE_MEMO_MAX_LINE:  # a huge line would stay alive in the memo
-            if len(memo) >= LINE_MEMO_SIZE:
-                memo.clear()
-            memo[line] = run
+            remember(memo, line, run, LINE_MEMO_SIZE)
         return run
 
     @functools.cached_property
@@ -287,9 +286,7 @@ class MachineType(CaseType):
             got = ops[0] if type(ops) is list else True
         texts = self._op_text
         if len(piece) <= _OP_TEXT_MAX:
-            if len(texts) >= _OP_TEXT_SIZE:
-                texts.clear()
-            texts[piece] = got
+            remember(texts, piece, got, _OP_TEXT_SIZE)
         return got
 
     @functools.cached_property

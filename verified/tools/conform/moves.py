@@ -18,6 +18,7 @@ import shlex
 from dataclasses import dataclass
 
 from ... import cases as gen
+from ...core.memo import remember
 from ...core.oracle import (
     Effect, Verdict, effect, effect_of_facts, implements, implements_effect,
     read_sequence_memo)
@@ -83,10 +84,7 @@ def answer_effect(line: bytes) -> "Effect | None":
     eff = _line_effect(line)
     if len(line) > _LINE_MEMO_MAX_LINE:
         return eff  # not kept: a huge line would stay alive in the memo
-    if len(memo) >= _LINE_MEMO_SIZE:
-        memo.clear()
-    memo[line] = eff
-    return eff
+    return remember(memo, line, eff, _LINE_MEMO_SIZE)
 
 
 def _line_effect(line: bytes) -> "Effect | None":
@@ -325,9 +323,7 @@ class MoveType(CaseType):
             eff = decoded_effect(line)
             got = None if eff is None else settled(eff, self.model, self.temps)
         if len(line) <= _LINE_MEMO_MAX_LINE:
-            if len(known) >= _LINE_MEMO_SIZE:
-                known.clear()
-            known[line] = got
+            remember(known, line, got, _LINE_MEMO_SIZE)
         return got
 
     def forget(self) -> None:
