@@ -31,7 +31,7 @@ HOME = {"MachineMove": "oracle", "_checked_pair": "oracle", "judge": "oracle", "
         "_single_illegal": "operations", "_immediate_illegal": "operations",
         "reserved_write": "operations",
         "_effects": "semantics", "Imm": "locations", "_holds": "locations",
-        "_stack_illegal": "operations", "step": "semantics"}
+        "_stack_illegal": "operations", "apply_effects": "semantics"}
 
 
 def _m(name: str, scope: str, old: str, new: str, why: str, witness: dict,
@@ -170,7 +170,7 @@ MUTANTS = [
        "push and pop pass on a machine without them (aarch64 has no push)",
        {"machine": "aarch64", "moves": [["x0", "x1"]],
         "sequence": [["push", "x1"], ["pop", "x0"]]}),
-    _m("stack_fifo", "step",
+    _m("stack_fifo", "apply_effects",
        "                state[u] = stack[-1 - i]\n            state[STACK] = stack[:len(stack) - len(pairs)]",
        "                state[u] = stack[i]\n            state[STACK] = stack[len(pairs):]",
        "the stack is read first in, first out: a slot swap that pops in push order passes",

@@ -17,9 +17,10 @@ from ..core.exits import EXIT_OK, EXIT_WRONG
 from ..core.errors import check_registers
 from ..core.oracle import Verdict, implements, read_sequence_memo
 from ..core.semantics import ParallelMove, PreconditionError
+from ..core.memo import remember
 from .wire import (
-    OP_TEXT, PAIR_TEXT, Request, learn_op_text, learn_pair_text, parse_any, serve_paths,
-    texts_read)
+    OP_TEXT, PAIR_TEXT, PIECE_SEP, Request, decode_line, learn_op_text, learn_pair_text,
+    parse_any, serve_paths, texts_read)
 
 if TYPE_CHECKING:  # the machine model is imported at the first machine request
     from ..core.machine import MachineOptimum, MachineRequest
@@ -57,6 +58,14 @@ _OK_LINES: dict = {}
 
 
 def fast_answer(raw: bytes) -> "tuple[str, int] | None":
+    """``serve``'s shorter way for check: a machine line written plainly
+    (``fast_machine_answer``) or a register line (``fast_register_answer``)."""
+    if raw.startswith(MACHINE_HEAD):
+        return fast_machine_answer(raw)
+    return fast_register_answer(raw)
+
+
+def fast_register_answer(raw: bytes) -> "tuple[str, int] | None":
     """The answer line ``serve`` would write for ``raw`` and its status, for
     a request line written plainly (``_PLAIN``) that is not bad input;
     None for any other line, which is read the long way.
@@ -106,6 +115,211 @@ def fast_answer(raw: bytes) -> "tuple[str, int] | None":
     return json.dumps(_answer(verdict, pm, model, "all")) + "\n", status
 
 
+#: how a machine request written by ``json.dumps`` starts
+MACHINE_HEAD = b'{"machine": "'
+#: a machine request naming a preset or profile, written as ``json.dumps``
+#: writes it, with these keys in this order: "machine", "moves", "temps"
+#: (or none), "preserve" (or none), "sequence"; the moves' and the
+#: operations' texts between their brackets are read alone (``_pieces``)
+_MACHINE_PLAIN = re.compile(
+    rb'\{"machine": "([A-Za-z0-9_.-]{1,64})", "moves": \[(?:\[(.*?)\])?\], '
+    rb'(?:"temps": \[(.*?)\], )?(?:"preserve": "(all|loops)", )?'
+    rb'"sequence": \[(?:\[(.*)\])?\]\}\n?', re.S)
+#: an item's text -> the JSON value ``[text]`` holds alone (False: it is
+#: not one value alone); bounded (``remember``)
+_PIECE_VALUE: dict = {}
+_PIECE_VALUE_SIZE = 1 << 15
+_PIECE_VALUE_MAX = 256
+
+
+def _piece_value(piece: bytes) -> object:
+    """The JSON value ``[piece]`` holds, decoded alone by the strict reader
+    and remembered; False when it is not one value (or too long to keep)."""
+    value = _PIECE_VALUE.get(piece)
+    if value is None:
+        if len(piece) > _PIECE_VALUE_MAX:
+            return False
+        try:
+            value = decode_line(b"[" + piece + b"]")
+        except PreconditionError:
+            value = False
+        remember(_PIECE_VALUE, piece, value, _PIECE_VALUE_SIZE)
+    return value
+
+
+def _item_texts(text: bytes) -> "list[bytes] | None":
+    """The texts of the items of the JSON array ``[[text]]``, each between
+    its brackets: ``text`` cut at ``"], ["``, a piece that is not one JSON
+    value alone joined with the next (an item with a list inside, as
+    ``[["a0", "a1"], "d0"]``); None when the end is reached with no value
+    (the caller reads the line the long way).  JSON values joined by ", "
+    inside brackets are the array of exactly those values, wherever the
+    text was cut (``wire.texts_read``)."""
+    out = []
+    pending = None
+    memo = _PIECE_VALUE
+    for piece in text.split(PIECE_SEP):
+        if pending is not None:
+            piece = pending + PIECE_SEP + piece
+        value = memo.get(piece)
+        if value is None:
+            value = _piece_value(piece)
+        if value is False:
+            if len(piece) > _PIECE_VALUE_MAX:
+                return None
+            pending = piece
+            continue
+        pending = None
+        out.append(piece)
+    return None if pending is not None else out
+
+
+def _piece_values(text: bytes) -> "list | None":
+    """The values of the items ``_item_texts`` finds in ``text``, or None."""
+    items = _item_texts(text)
+    return None if items is None else [_PIECE_VALUE[p] if p in _PIECE_VALUE
+                                        else _piece_value(p) for p in items]
+
+
+#: the temporaries' texts (a run's requests share a few) -> their JSON list
+_TEMPS_VALUE: dict = {}
+
+
+def _temps_value(text: bytes) -> "list | None":
+    """The JSON list ``[text]``, decoded by the strict reader and remembered,
+    or None when it is not one."""
+    value: object = _TEMPS_VALUE.get(text)
+    if value is None:
+        if len(text) > _PIECE_VALUE_MAX:
+            return None
+        try:
+            value = decode_line(b"[" + text + b"]")
+        except PreconditionError:
+            value = False
+        remember(_TEMPS_VALUE, text, value, 1 << 8)
+    return value if type(value) is list else None
+
+
+def fast_machine_answer(raw: bytes) -> "tuple[str, int] | None":
+    """The answer line ``serve`` would write for ``raw`` and its status, for
+    a machine request written plainly (``_MACHINE_PLAIN``) that is not bad
+    input; None for any other line, which is read the long way.
+
+    Why it is the line's own answer: the line is the object whose
+    "moves" and "sequence" are the arrays of its pieces' values
+    (``_piece_values``), "temps" the list its text decodes to, the rest
+    ASCII naming distinct keys.  The request is ``parse_machine_request``'s
+    (any PreconditionError, bad input, goes the long way, which words it);
+    the verdict is ``check_machine_request``'s: ``read_machine_sequence``
+    over what ``_read_op`` made of each operation's text (kept per machine,
+    ``_op_facts``), then ``judge`` of the state ``run_effects`` reaches
+    with the operations' ``effects``, and the sum of their ``op_cost``
+    (``cost``); the answer ``_machine_answer``'s."""
+    if len(raw) > _PLAIN_MAX:
+        return None
+    got = _MACHINE_PLAIN.fullmatch(raw)
+    if got is None:
+        return None
+    name, moves_text, temps_text, preserve, seq_text = got.groups()
+    M = _machine()
+    try:
+        m = M.machine(name.decode())
+    except PreconditionError:
+        return None
+    facts = [] if seq_text is None else _op_facts(m, seq_text)
+    if facts is None:
+        return None
+    req = _machine_request(m, moves_text, temps_text, preserve)
+    if req is None:
+        return None
+    ops = M.read_machine_sequence(m, facts, _read_fact)
+    if isinstance(ops, M.MachineVerdict):
+        verdict = ops
+    else:
+        verdict = M.judge(req.move, M.run_effects([f[2] for f in facts]), req.preserve,
+                          len(ops), sum([f[3] for f in facts]))
+    answer = _machine_answer(verdict, req)
+    return json.dumps(answer) + "\n", EXIT_OK if verdict.ok else EXIT_WRONG
+
+
+def _machine_request(m, moves_text: "bytes | None", temps_text: "bytes | None",
+                     preserve: "bytes | None") -> "MachineRequest | None":
+    """``parse_machine_request`` of the request on ``m`` whose "moves"
+    items, "temps" items and "preserve" have these texts (None: the key is
+    absent) and which has a "sequence" (not read here: the request keeps
+    None), or None when it refuses it (bad input, or a text that is not
+    what the line's pattern says).  A pure function of the texts, kept in
+    the machine's own memo: a run's requests repeat their moves."""
+    M = _machine()
+    table = m.memo.table(_machine_request)
+    key = (moves_text, temps_text, preserve)
+    req = table.get(key)
+    if req is None:
+        req = False
+        moves = [] if moves_text is None else _piece_values(moves_text)
+        obj: dict = {"machine": m, "moves": moves}
+        if temps_text is not None:
+            obj["temps"] = [] if not temps_text else _temps_value(temps_text)
+        if preserve is not None:
+            obj["preserve"] = preserve.decode()
+        if moves is not None and obj.get("temps", ()) is not None:
+            try:
+                req = M.parse_machine_request(obj, False)
+            except PreconditionError:
+                pass
+        if len(table) < M.description.MEMO_LIMIT and len(moves_text or b"") <= _PLAIN_MAX:
+            table[key] = req
+    return req or None
+
+
+def _op_facts(m, text: bytes) -> "list | None":
+    """For each operation of the sequence whose items are ``text``
+    (``_piece_values``' cut), what ``_read_op`` reads from it on ``m``:
+    (op, why the machine forbids it or None, its ``effects``, its
+    ``op_cost``; the last two None when forbidden), or the message of the
+    PreconditionError it raised; None when the text is not such items
+    (``_item_texts``).  Kept in the machine's own memo (``Memo``), by
+    text."""
+    table = m.memo.table(_op_facts)
+    out = list(map(table.get, text.split(PIECE_SEP)))
+    if None not in out:  # each piece an operation's text seen before
+        return out
+    items = _item_texts(text)
+    if items is None:
+        return None
+    M = _machine()
+    out = []
+    for piece in items:
+        fact = table.get(piece)
+        if fact is None:
+            fact = _learn_op_fact(M, m, piece)
+            if len(table) < M.description.MEMO_LIMIT:
+                table[piece] = fact
+        out.append(fact)
+    return out
+
+
+def _learn_op_fact(M, m, piece: bytes) -> "tuple | str":
+    """``_op_facts`` of one item's text (one JSON value alone), without
+    the memo."""
+    value = _PIECE_VALUE[piece] if piece in _PIECE_VALUE else _piece_value(piece)
+    try:
+        op, reason = M.oracle._read_op(m, value)
+    except PreconditionError as e:
+        return str(e)
+    if reason is not None:
+        return (op, reason, None, None)
+    return (op, None, M.effects(m, op), M.op_cost(m, op))
+
+
+def _read_fact(m, fact: "tuple | str") -> tuple:
+    """``read_machine_sequence``'s reader over ``_op_facts``: what
+    ``_read_op`` returned, or the PreconditionError it raised."""
+    if type(fact) is str:
+        raise PreconditionError(fact)
+    return fact[0], fact[1]
+
+
 #: the module that computes the optimum of a machine request (a function
 #: ``optimum(request: MachineRequest) -> MachineOptimum``); until it exists,
 #: ``"optimal"`` is null with an ``"optimal_note"`` saying so
@@ -146,7 +360,13 @@ def check_machine(req: MachineRequest) -> dict:
     """The oracle's JSON answer for a machine request (``docs/machines.md``):
     the verdict, the sequence's cost, and ``"optimal"`` (the minimum total
     cost, or null with ``"optimal_note"``)."""
-    out = _machine().check_machine_request(req).to_json()
+    return _machine_answer(_machine().check_machine_request(req), req)
+
+
+def _machine_answer(verdict, req: MachineRequest) -> dict:
+    """The answer to a machine request: the verdict's fields and the
+    optimum's."""
+    out = verdict.to_json()
     best = machine_optimum(req)
     out["optimal"] = best.cost
     if best.note:

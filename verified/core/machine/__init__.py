@@ -46,7 +46,8 @@ from .oracle import (
     MACHINE_REQUEST_KEYS, MachineMove, MachineOptimum, MachineRequest, MachineVerdict,
     check_machine_request, format_move, implements, judge, parse_machine_request,
     read_machine_sequence)
-from .semantics import STACK, UNDERFLOW, Effect, MState, effects, execute, step
+from .semantics import (
+    STACK, UNDERFLOW, Effect, MState, apply_effects, effects, execute, run_effects, step)
 
 __all__ = [
     "CLASS_KEYS", "COST_KEYS", "IMMEDIATE_KINDS", "MACHINE_KEYS", "MAX_UNITS", "PRESETS",
@@ -60,7 +61,8 @@ __all__ = [
     "OP_CLASSES", "STACK_OP_CLASSES", "MMov", "MOperation", "MPop", "MPush", "MSwap",
     "classify", "cost", "format_mop", "illegal",
     "op_cost", "pair_move", "parse_op", "parts", "reserved_write", "words", "written_units",
-    "STACK", "UNDERFLOW", "Effect", "MState", "effects", "execute", "step",
+    "STACK", "UNDERFLOW", "Effect", "MState", "apply_effects", "effects", "execute",
+    "run_effects", "step",
     "MACHINE_REQUEST_KEYS", "MachineMove", "MachineOptimum", "MachineRequest",
     "MachineVerdict", "check_machine_request", "format_move", "implements", "judge",
     "parse_machine_request", "read_machine_sequence",

@@ -8,7 +8,7 @@ request parser and checker that ``verified check`` uses.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..oracle import Verdict, check_contract
 from ..semantics import PreconditionError
@@ -233,19 +233,25 @@ class MachineVerdict(Verdict):
         return out
 
 
-def read_machine_sequence(m: Machine, raw: object) -> "list[MOperation] | MachineVerdict":
+def read_machine_sequence(m: Machine, raw: object,
+                          read: "Callable[[Machine, object], tuple[MOperation, str | None]] | None"
+                          = None) -> "list[MOperation] | MachineVerdict":
     """The operations of a JSON ``"sequence"`` on machine ``m``, or the
     verdict saying why it is not one: anything wrong inside the sequence
     (malformed, an unknown name, an operation the machine lacks) is a
     verdict with the operation's index, never bad input (the rule of
-    ``oracle.read_sequence``)."""
+    ``oracle.read_sequence``).  ``read`` (default ``_read_op``) reads one
+    item: a caller that read each operation's text once (``verified
+    check``'s plain lines) passes what it kept, read by ``_read_op``."""
+    if read is None:
+        read = _read_op
     if not isinstance(raw, list):
         return MachineVerdict(False, 0, reason=f'"sequence" must be a list of operations, '
                               f"not {_short(raw)}")
     ops = []
     for i, value in enumerate(raw):
         try:
-            op, reason = _read_op(m, value)
+            op, reason = read(m, value)
         except PreconditionError as e:
             return MachineVerdict(False, len(raw), reason=f"operation #{i}: {e}", op_index=i)
         if reason is not None:

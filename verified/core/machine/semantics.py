@@ -93,8 +93,15 @@ def _stack_effects(m: Machine, op: MOperation) -> list[Effect]:
 def step(m: Machine, state: MState, op: MOperation) -> None:
     """Run one operation on ``state`` in place (its ``effects``, each
     reading all its units before writing any)."""
+    apply_effects(state, effects(m, op))
+
+
+def apply_effects(state: MState, effs: list[Effect]) -> None:
+    """Run one operation's ``effects`` on ``state`` in place, each reading
+    all its units before writing any (``step``; a caller that kept an
+    operation's effects runs them here)."""
     get = state.get
-    for kind, pairs in effects(m, op):
+    for kind, pairs in effs:
         if kind == "set":
             for u, v in pairs:
                 state[u] = v
@@ -123,9 +130,17 @@ def step(m: Machine, state: MState, op: MOperation) -> None:
 def execute(m: Machine, ops: Iterable[MOperation], state: MState | None = None) -> MState:
     """The state after running ``ops`` from ``state`` (default: every unit
     holds its own name)."""
+    return run_effects((effects(m, op) for op in ops), state)
+
+
+def run_effects(effs: Iterable[list[Effect]], state: MState | None = None) -> MState:
+    """``execute`` of the operations whose ``effects`` are ``effs``, in
+    order: the state after them from ``state`` (default: every unit holds
+    its own name), the first pop from an empty stack recorded with its
+    operation's index."""
     state = {} if state is None else dict(state)
-    for i, op in enumerate(ops):
-        step(m, state, op)
+    for i, one in enumerate(effs):
+        apply_effects(state, one)
         if state.get(UNDERFLOW, (0,))[0] is None:
             state[UNDERFLOW] = (i,) + state[UNDERFLOW][1:]
     return state
