@@ -313,7 +313,8 @@ class _Run:
     # -- the state ---------------------------------------------------------
 
     def values(self, p: Place) -> tuple:
-        return tuple(self.cur[u] for u in p.units)
+        cur = self.cur
+        return tuple([cur[u] for u in p.units])
 
     def done(self, job: Job) -> bool:
         return self.values(job.dst) == job.want
@@ -400,7 +401,7 @@ class _Run:
         for u, g in units:
             if after[u] == g:
                 continue
-            if self.cur[u] == g and u not in allow:
+            if self._unfinished(u, g, allow):
                 return False
             if not _is_imm(g) and not held_as.holds(g):
                 return False
@@ -411,6 +412,23 @@ class _Run:
                     and not _findable(j.dst, j.want, held_as):
                 return False
         return True
+
+    def _unfinished(self, u: object, g: object, allow: Iterable) -> bool:
+        """Clause (1) for a unit ``u`` that ends off its goal ``g``: was it
+        finished (and not a borrowed register's)?"""
+        return self.cur[u] == g and u not in allow
+
+    def _breaks_finished(self, dst: Place, src: Place, allow: Iterable = ()) -> bool:
+        """Would ``dst`` holding ``src``'s values now (a mov, ``dst``'s
+        units left alone after it) unfinish a finished unit?  Clause (1)
+        alone, asked before a step is tried: where it says yes, ``keeps``
+        says no (issue 20: most trial steps fail (1), most of them on a
+        finished register, and each was a state built and read)."""
+        goal = self.goal
+        for u, v in zip(dst.units, self.values(src)):
+            if u in goal and v != goal[u] and self._unfinished(u, goal[u], allow):
+                return True
+        return False
 
     def index(self) -> "_CurIndex":
         """``cur``'s index, remade when ``cur`` holds other values than
@@ -512,11 +530,14 @@ class _Run:
         values first (the copy is progress), then goal-free registers
         (temporaries; the machine profile's ``scratch`` first), then the
         rest."""
+        copies = {id(j.dst) for j in self.jobs if j.want == want}
+        goal, scratch = self.goal, self.f.scratch
+
         def rank(r: Place) -> tuple:
-            if any(j.dst is r and j.want == want for j in self.jobs):
+            if id(r) in copies:
                 return (0, 0)
-            free = not any(u in self.goal for u in r.units)
-            return (1 if free else 2, r.name not in self.f.scratch)
+            free = not any(u in goal for u in r.units)
+            return (1 if free else 2, r.name not in scratch)
         return sorted(regs, key=rank)
 
     # -- step 1: ready jobs -------------------------------------------------
@@ -535,6 +556,8 @@ class _Run:
         for r in self._scratch_order(self._registers(job.dst.width, src.units + job.dst.units),
                                      job.want):
             load, store = ("mov", r, src), ("mov", job.dst, r)
+            if set(r.units).isdisjoint(job.dst.full) and self._breaks_finished(r, src):
+                continue  # the store leaves r as the load wrote it
             if self.legal(load) and self.legal(store) and self.attempt(
                     [(load, "scratch load"), (store, "scratch store")]):
                 return True
@@ -664,8 +687,9 @@ class _Run:
         class, then any register, then a slot; goal-free places
         (temporaries) before dead destinations, the profile's scratch first."""
         cands, needed = [], self._needed()
-        for p in self.f.places:
-            if p.width != src.width or set(p.units) & set(src.units + avoid):
+        busy = set(src.units + avoid)
+        for p in self.f.by_width.get(src.width, ()):
+            if not busy.isdisjoint(p.units):
                 continue
             op = ("mov", p, src)
             if not self.legal(op):
@@ -680,7 +704,7 @@ class _Run:
         # break's time)
         cands.sort(key=lambda c: c[:4])
         for c in cands:
-            if self.feasible([("mov", c[-1], src)]):
+            if not self._breaks_finished(c[-1], src) and self.feasible([("mov", c[-1], src)]):
                 return c[-1]
         return None
 
@@ -899,14 +923,19 @@ class _Run:
                 continue
             for p in [None, *self._saves(r, job.dst.units)]:
                 # most saves and parks break the invariant: asked first,
-                # without a trial's copy of the state (``go`` asks again)
+                # without a trial's copy of the state (a save into a
+                # finished place first: the park leaves it alone)
+                if p is not None and set(p.units).isdisjoint(r.full) and \
+                        self._breaks_finished(p, r, r.units):
+                    continue
                 if not self.feasible(([] if p is None else [("mov", p, r)]) + [park], r.units):
                     continue
 
                 def go(p=p, r=r, park=park) -> bool:
-                    save = [] if p is None else [(("mov", p, r), "borrow: save")]
-                    if not self.attempt(save + [(park, "borrow: park")], r.units):
-                        return False
+                    # asked just above, on this very state: emitted at once
+                    if p is not None:
+                        self.emit(("mov", p, r), "borrow: save")
+                    self.emit(park, "borrow: park")
                     self.jobs.append(self._restore_job(r))
                     return self.try_job(job) and self.done(job)
                 if self._trial(go):
