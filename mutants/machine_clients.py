@@ -92,13 +92,11 @@ MUTANTS: list[Mutant] = [
     _resolve(
         "cross_class_scratch",
         """
-        if not self.legal(op) or not self.feasible([op]):
+        if not self.legal(op):
             continue
         rank = 0 if p.kind == "reg" and p.cls == src.cls else 1 if p.kind == "reg" else 2
         """,
         """
-        if not self.feasible([op]):
-            continue
         rank = 0 if p.kind == "reg" else 2
         """,
         "a cycle's value is parked in the first free register of its width, whatever "

@@ -38,9 +38,9 @@ MUTANTS = [
                     "stack": {"names": ["m0", "m1"]}},
         "moves": [["m0", "m1"], ["m1", "m0"]], "temps": ["t"]},
        z3="no_held_check"),
-    _r("finished_unit_broken", "_Run.keeps",
-       "            if self.cur[u] == g and u not in allow:\n                return False",
-       "            if False:\n                return False",
+    _r("finished_unit_broken", "_Run._unfinished",
+       "        return self.cur[u] == g and u not in allow",
+       "        return False",
        "a finished register may be used as scratch without a restore job (a live "
        "register clobbered: its value had a copy, but nothing gives it back)",
        {"machine": "aarch64", "moves": [["m0", "m1"], ["m2", "x0"]]},

@@ -220,6 +220,23 @@ class Frame:
         return list(self._units)
 
     @functools.cached_property
+    def by_width(self) -> dict:
+        """The places of each width, in machine order (``_holder``)."""
+        out: dict = {}
+        for p in self.places:
+            out.setdefault(p.width, []).append(p)
+        return out
+
+    @functools.cached_property
+    def registers_by_width(self) -> dict:
+        """The registers of each width, in machine order (``_registers``)."""
+        out: dict = {}
+        for p in self.places:
+            if p.kind == "reg":
+                out.setdefault(p.width, []).append(p)
+        return out
+
+    @functools.cached_property
     def _units(self) -> tuple:
         """Every unit of the places, in order (made once per frame)."""
         seen: dict = {}
@@ -284,6 +301,8 @@ class _Run:
         self.cur: dict = {u: u for u in frame.units}
         self.ops: list[Op] = []
         self.trace = trace or (lambda event, data: None)
+        #: is anyone listening?  (without a hook, ``emit`` copies no state for it)
+        self.tracing = trace is not None
         self.limit = 8 * (len(jobs) + 2) * (len(frame.units) + 2)
         #: break (d), every open job through the stack, before (e)
         self.stack_first = False
@@ -294,7 +313,8 @@ class _Run:
     # -- the state ---------------------------------------------------------
 
     def values(self, p: Place) -> tuple:
-        return tuple(self.cur[u] for u in p.units)
+        cur = self.cur
+        return tuple([cur[u] for u in p.units])
 
     def done(self, job: Job) -> bool:
         return self.values(job.dst) == job.want
@@ -311,6 +331,23 @@ class _Run:
         typed one moves the type's low units and leaves the rest of its
         destination(s) undefined."""
         kind, a, b = op
+        if kind == "mov":
+            # (``op_type`` spelled out: most trial steps are movs)
+            imm = type(b) is Imm
+            vals = imm_values(b) if imm else [state[u] for u in b.units]
+            if a.typ is not None:     # typed by its destination
+                dst, n = a.full or a.units, len(a.units)
+            elif not imm and b.typ is not None:   # typed by its source
+                dst, n = a.units, len(b.units)
+            else:                     # untyped: every value read, then written
+                for u, v in zip(a.units, vals):
+                    state[u] = v
+                return
+            for u, v in zip(dst[:n], vals[:n]):
+                state[u] = v
+            for u in dst[n:]:
+                state[u] = UNDEF
+            return
         if kind in ("push", "pop"):
             _stack_op(op, state)
             return
@@ -364,7 +401,7 @@ class _Run:
         for u, g in units:
             if after[u] == g:
                 continue
-            if self.cur[u] == g and u not in allow:
+            if self._unfinished(u, g, allow):
                 return False
             if not _is_imm(g) and not held_as.holds(g):
                 return False
@@ -375,6 +412,23 @@ class _Run:
                     and not _findable(j.dst, j.want, held_as):
                 return False
         return True
+
+    def _unfinished(self, u: object, g: object, allow: Iterable) -> bool:
+        """Clause (1) for a unit ``u`` that ends off its goal ``g``: was it
+        finished (and not a borrowed register's)?"""
+        return self.cur[u] == g and u not in allow
+
+    def _breaks_finished(self, dst: Place, src: Place, allow: Iterable = ()) -> bool:
+        """Would ``dst`` holding ``src``'s values now (a mov, ``dst``'s
+        units left alone after it) unfinish a finished unit?  Clause (1)
+        alone, asked before a step is tried: where it says yes, ``keeps``
+        says no (issue 20: most trial steps fail (1), most of them on a
+        finished register, and each was a state built and read)."""
+        goal = self.goal
+        for u, v in zip(dst.units, self.values(src)):
+            if u in goal and v != goal[u] and self._unfinished(u, goal[u], allow):
+                return True
+        return False
 
     def index(self) -> "_CurIndex":
         """``cur``'s index, remade when ``cur`` holds other values than
@@ -392,10 +446,18 @@ class _Run:
         return self._index
 
     def feasible(self, ops: Sequence[Op], allow: Iterable = ()) -> bool:
-        after = _Written.of(self.cur)
+        if STACK in self.cur:
+            after = _Written.of(self.cur)
+            for op in ops:
+                self.apply(op, after)
+            return self.keeps(after, allow, after.written)
+        # the step's writes over ``cur``, not a copy of every unit (issue 20)
+        over = _Over.of(self.cur)
         for op in ops:
-            self.apply(op, after)
-        return self.keeps(after, allow, after.written)
+            self.apply(op, over)
+        if STACK in over:  # a push not popped: ``keeps`` reads every unit
+            return self.keeps(over.full(), allow, set(over))
+        return self.keeps(over, allow, over.keys())
 
     def attempt(self, steps: Sequence[tuple[Op, str]], allow: Iterable = ()) -> bool:
         """Emit ``steps`` if together they keep the invariant."""
@@ -412,7 +474,8 @@ class _Run:
             raise AssertionError(f"resolve: no progress after {len(self.ops)} operations")
         self.apply(op, self.cur)
         self.ops.append(op)
-        self.trace(why, {"op": op, "cur": dict(self.cur)})
+        if self.tracing:
+            self.trace(why, {"op": op, "cur": dict(self.cur)})
 
     def legal(self, op: Op) -> bool:
         return self.f.legal(op)
@@ -428,8 +491,8 @@ class _Run:
         if prefer is not None and self.values(prefer) == want:
             return prefer
         best = None
-        for p in self.f.places:
-            if p.width == len(want) and p is not avoid and self.values(p) == want:
+        for p in self.f.by_width.get(len(want), ()):
+            if p is not avoid and self.values(p) == want:
                 if p.kind == "reg":
                     return p
                 best = best or p
@@ -445,7 +508,7 @@ class _Run:
         clear = lambda p: not set(p.units) & set(job.dst.units)  # noqa: E731
         if clear(first):
             yield first
-        rest = [p for p in self.f.places if p is not first and p.width == job.dst.width
+        rest = [p for p in self.f.by_width.get(job.dst.width, ()) if p is not first
                 and clear(p) and self.values(p) == job.want]
         yield from sorted(rest, key=lambda p: p.kind != "reg")
 
@@ -459,19 +522,22 @@ class _Run:
 
     def _registers(self, width: int, avoid: Iterable = ()) -> list[Place]:
         avoid = set(avoid)
-        return [r for r in self.f.places
-                if r.kind == "reg" and r.width == width and not set(r.units) & avoid]
+        return [r for r in self.f.registers_by_width.get(width, ())
+                if avoid.isdisjoint(r.units)]
 
     def _scratch_order(self, regs: list[Place], want: tuple) -> list[Place]:
         """Scratch candidates: a pending destination that wants these very
         values first (the copy is progress), then goal-free registers
         (temporaries; the machine profile's ``scratch`` first), then the
         rest."""
+        copies = {id(j.dst) for j in self.jobs if j.want == want}
+        goal, scratch = self.goal, self.f.scratch
+
         def rank(r: Place) -> tuple:
-            if any(j.dst is r and j.want == want for j in self.jobs):
+            if id(r) in copies:
                 return (0, 0)
-            free = not any(u in self.goal for u in r.units)
-            return (1 if free else 2, r.name not in self.f.scratch)
+            free = not any(u in goal for u in r.units)
+            return (1 if free else 2, r.name not in scratch)
         return sorted(regs, key=rank)
 
     # -- step 1: ready jobs -------------------------------------------------
@@ -490,6 +556,8 @@ class _Run:
         for r in self._scratch_order(self._registers(job.dst.width, src.units + job.dst.units),
                                      job.want):
             load, store = ("mov", r, src), ("mov", job.dst, r)
+            if set(r.units).isdisjoint(job.dst.full) and self._breaks_finished(r, src):
+                continue  # the store leaves r as the load wrote it
             if self.legal(load) and self.legal(store) and self.attempt(
                     [(load, "scratch load"), (store, "scratch store")]):
                 return True
@@ -619,18 +687,26 @@ class _Run:
         class, then any register, then a slot; goal-free places
         (temporaries) before dead destinations, the profile's scratch first."""
         cands, needed = [], self._needed()
-        for p in self.f.places:
-            if p.width != src.width or set(p.units) & set(src.units + avoid):
+        busy = set(src.units + avoid)
+        for p in self.f.by_width.get(src.width, ()):
+            if not busy.isdisjoint(p.units):
                 continue
             op = ("mov", p, src)
-            if not self.legal(op) or not self.feasible([op]):
+            if not self.legal(op):
                 continue
             rank = 0 if p.kind == "reg" and p.cls == src.cls else 1 if p.kind == "reg" else 2
             cands.append((self._holds_needed(p, needed), rank,
                           0 if not any(u in self.goal for u in p.units) else 1,
                           p.name not in self.f.scratch, p))
+        # ranked first, then asked in rank order (a stable sort: the first
+        # invariant-keeping candidate is the one the ranking of all of them
+        # would pick; issue 20: asking every candidate was most of a cycle
+        # break's time)
         cands.sort(key=lambda c: c[:4])
-        return cands[0][-1] if cands else None
+        for c in cands:
+            if not self._breaks_finished(c[-1], src) and self.feasible([("mov", c[-1], src)]):
+                return c[-1]
+        return None
 
     def break_cycle(self) -> bool:
         open_jobs = [j for j in self.open_jobs() if j.imm is None]
@@ -847,14 +923,19 @@ class _Run:
                 continue
             for p in [None, *self._saves(r, job.dst.units)]:
                 # most saves and parks break the invariant: asked first,
-                # without a trial's copy of the state (``go`` asks again)
+                # without a trial's copy of the state (a save into a
+                # finished place first: the park leaves it alone)
+                if p is not None and set(p.units).isdisjoint(r.full) and \
+                        self._breaks_finished(p, r, r.units):
+                    continue
                 if not self.feasible(([] if p is None else [("mov", p, r)]) + [park], r.units):
                     continue
 
                 def go(p=p, r=r, park=park) -> bool:
-                    save = [] if p is None else [(("mov", p, r), "borrow: save")]
-                    if not self.attempt(save + [(park, "borrow: park")], r.units):
-                        return False
+                    # asked just above, on this very state: emitted at once
+                    if p is not None:
+                        self.emit(("mov", p, r), "borrow: save")
+                    self.emit(park, "borrow: park")
                     self.jobs.append(self._restore_job(r))
                     return self.try_job(job) and self.done(job)
                 if self._trial(go):
@@ -1190,6 +1271,28 @@ class _Written(dict):
         dict.__setitem__(self, key, value)
 
 
+class _Over(dict):
+    """A step's writes over a state ``base`` (``_Run.feasible``): holds the
+    written units; reading any other unit reads ``base``.  Its keys are
+    the units the step wrote (``_Written.written``), with no copy of the
+    units it left alone."""
+
+    __slots__ = ("base",)
+
+    @staticmethod
+    def of(base: dict) -> "_Over":
+        out = _Over()
+        out.base = base
+        return out
+
+    def __missing__(self, key: object) -> object:
+        return self.base[key]
+
+    def full(self) -> dict:
+        """The whole state after the step, as a plain dict."""
+        return {**self.base, **self}
+
+
 class _HeldAs:
     """``want in _HeldAs(after, by_first)``: does some place hold exactly
     ``want`` in ``after``?  The same answer as the set of every place's
@@ -1408,13 +1511,15 @@ def resolve_frame(frame: Frame, moves, temps=(), preserve: str = "all",
         return run.run()
 
     events: list = []
+    # no hook, no events to keep (``emit`` then copies no state for them)
+    say = None if trace is None else lambda e, d: events.append((e, d))
     try:
-        ops = once(False, lambda e, d: events.append((e, d)))
+        ops = once(False, say)
     except Stuck:
         if not any(frame.legal(("push", p, None)) for p in frame.places if p.typ is None):
             raise
-        events = []
-        ops = once(True, lambda e, d: events.append((e, d)))
+        events.clear()
+        ops = once(True, say)
     if trace is not None:
         for e, d in events:
             trace(e, d)
