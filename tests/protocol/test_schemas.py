@@ -343,12 +343,16 @@ def test_conform_reports_with_classes_failures_and_shards_validate():
                                 "2")
     failed = conform_json_once("--cmd", client(FAILS_ON_ONE), "--model", "swap",
                                "--registers", "2")
+    # a shard of the run on two types, one class shown: a report with every
+    # field of the shard on all types (and classes_not_shown besides) at a
+    # quarter of its CPU (docs/testing.md)
     shard = conform_json("--cmd", mutant_cmd("swap_two_slots+immediate_before_read"),
-                         "--machine", "x86-64", "--max-moves", "2", "--shard", "1/2")
+                         "--machine", "x86-64", "--max-moves", "2", "--shard", "1/2",
+                         "--types", "i32", "v128", "--max-classes", "1")
     assert [r[0] for r in (classes, failed, shard)] == [1, 1, 1]
     assert {"classes", "failure_classes", "classes_not_shown"} <= set(classes[1])
     assert "failure_report" in failed[1] and failed[1]["program_failures"] == 1
-    assert "shard" in shard[1] and "failure_classes" in shard[1]
+    assert {"shard", "failure_classes", "classes_not_shown"} <= set(shard[1])
     for _, r, _ in (classes, failed, shard):
         assert_valid("conform-report", r)
     # the schema is not open where it describes: a class without its count fails
