@@ -25,10 +25,11 @@ $(STAMP): pyproject.toml
 ## make test: the test suite (exhaustive n <= 6, Hypothesis, mutants). CI runs this.
 ## It runs over 2 pytest processes (pytest-xdist; CI has 2 cores, and two
 ## cost little more CPU than one: docs/testing.md); make test PYTEST_JOBS=0
-## runs the tests in this process, one after another.
+## runs the tests in this process, one after another.  --dist loadgroup: the
+## tests that share a conform run (xdist_group, tests/support.py) share a worker.
 PYTEST_JOBS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "not slow and not huge"
+	$(BIN)/python -m pytest -q -n $(PYTEST_JOBS) --dist loadgroup -m "not slow and not huge"
 
 ## make test-slow: the long exhaustive runs (n = 7 for every algorithm);
 ## PYTEST_JOBS spreads them over processes as for make test.

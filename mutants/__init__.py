@@ -45,9 +45,14 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import importlib
+import importlib.util
 import inspect
+import marshal
+import os
 import re
+import tempfile
 import textwrap
 import types
 from dataclasses import dataclass
@@ -109,7 +114,11 @@ def combine(*mutants: Mutant) -> Mutant:
 def source_of(mutant: Mutant) -> str:
     """The mutated source of ``mutant.module`` (the edit applied once)."""
     real = importlib.import_module(mutant.module)
-    source = _source(real)
+    edits = repr([(e.name, e.old, e.new, e.scope) for e in (mutant, *mutant.also)])
+    return _memo("source", (_source(real), edits), lambda source, _: _edited(source, mutant))
+
+
+def _edited(source: str, mutant: Mutant) -> str:
     for edit in (mutant, *mutant.also):
         try:
             lo, hi = _scope_span(source, edit.scope) if edit.scope else (0, len(source))
@@ -129,7 +138,7 @@ def load(mutant: Mutant) -> types.SimpleNamespace:
     mutated = _execute(mutant.module, source, f"mutant {mutant.name}")
     # a class the edit does not touch stays the real class, so that
     # isinstance checks between the mutant's output and the real checkers hold
-    for name in _unchanged_classes(_source(real), source):
+    for name in _memo("classes", (_source(real), source), _unchanged_classes):
         mutated[name] = getattr(real, name)
     replaced = {id(v): mutated[k] for k, v in vars(real).items()
                 if k in mutated and callable(v)}
@@ -171,10 +180,50 @@ def _execute(module: str, source: str, label: str) -> dict:
     real = importlib.import_module(module)
     namespace = {"__name__": f"{module}", "__package__": real.__package__,
                  "__file__": real.__file__, "__builtins__": __builtins__}
-    code = compile(source, f"<{label}>", "exec", optimize=1)
+    code = _memo("code", (source, f"<{label}>"), _compile)
     with raw_definitions():
         exec(code, namespace)
     return namespace
+
+
+def _compile(source: str, filename: str) -> types.CodeType:
+    return compile(source, filename, "exec", optimize=1)
+
+
+#: where ``_memo`` keeps its results: beside Python's own bytecode cache
+MEMO_DIR = Path(__file__).resolve().parent / "__pycache__" / "mutant-memo"
+
+
+def _memo(kind: str, args: tuple[str, ...], fn):
+    """``fn(*args)`` (a pure function of its strings, with a result marshal
+    can write: a code object, a list of names), kept on disk under a hash of
+    its inputs, this file and the interpreter's bytecode version.  Loading a
+    mutant of resolve.py (compiling it, parsing both sources for the
+    unchanged classes) is most of a mutant client's start-up, paid again at
+    every re-run conform's shrinking makes.  Unwritable or unreadable:
+    computed, as without the memo."""
+    h = hashlib.sha256()
+    for part in (importlib.util.MAGIC_NUMBER, _ENGINE, kind.encode(), *(a.encode() for a in args)):
+        h.update(len(part).to_bytes(8, "little") + part)
+    path = MEMO_DIR / f"{kind}-{h.hexdigest()}"
+    try:
+        return marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    value = fn(*args)
+    try:
+        MEMO_DIR.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=MEMO_DIR, delete=False) as f:
+            f.write(marshal.dumps(value))
+        os.replace(f.name, path)
+    except OSError:
+        pass
+    return value
+
+
+#: this file's bytes: part of every memo key (an edit of the engine, its
+#: ``from __future__`` flags that compile inherits included, starts afresh)
+_ENGINE = Path(__file__).read_bytes()
 
 
 def _unchanged_classes(original: str, mutated: str) -> list[str]:

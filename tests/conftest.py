@@ -64,6 +64,66 @@ def _rank(nodeid: str) -> int:
                 len(LONGEST_FIRST))
 
 
+#: the tests that assert on one shared conform run (tests/support.py
+#: ``conform_json_once``, kept per process), by node-id prefix: under
+#: ``--dist loadgroup`` (`make test`) each group is one work unit, run by one
+#: xdist worker, so its run is made once, not once in each worker.  (pytest
+#: 9.2 ignores the node id xdist 3.8 gives an ``xdist_group``-marked test, so
+#: the mark would group nothing: the scheduler below groups by this table.)
+SHARED_RUNS = {
+    # swap_two_slots+immediate_before_read on x86-64 with --max-classes 2,
+    # and the client failing on one case
+    "several-bugs": (
+        "tests/conform/test_conform_classes.py::test_several_planted_bugs_are_several_classes",
+        "tests/conform/test_conform_classes.py::test_a_client_failing_on_one_case[",
+        "tests/protocol/test_schemas.py::test_conform_reports_with_classes_failures_and_shards"
+        "_validate"),
+    "swap_two_slots": (
+        "tests/conform/test_conform_machines.py::test_every_mutant_client_is_caught_with_its"
+        "_smallest_case[swap_two_slots]",
+        "tests/conform/test_conform_classes.py::test_one_planted_bug_is_one_class[swap_two_slots-"),
+    "scratch_reused_while_parked": (
+        "tests/conform/test_conform_machines.py::test_every_mutant_client_is_caught_with_its"
+        "_smallest_case[scratch_reused_while_parked]",
+        "tests/conform/test_conform_classes.py::test_one_planted_bug_is_one_class"
+        "[scratch_reused_while_parked-",
+        "tests/cli/test_explain_machine.py::test_a_machine_conform_report_is_explained"),
+    "v8_x64+push_twice": (
+        "tests/conform/test_conform_machines.py::test_every_mutant_client_is_caught_with_its"
+        "_smallest_case[v8_x64+push_twice]",
+        "tests/conform/test_conform_machines.py::test_the_planted_unbalanced_push_is_its_own"
+        "_class"),
+    "v8_arm+simd128_scratch_not_reserved": (
+        "tests/conform/test_conform_machines.py::test_every_mutant_client_is_caught_with_its"
+        "_smallest_case[v8_arm+simd128_scratch_not_reserved]",
+        "tests/conform/test_conform_machines.py::test_the_planted_simd128_scratch_bug_is_found"
+        "_and_shrunk_as_one_class"),
+}
+
+
+def shared_run(nodeid: str) -> str | None:
+    """The SHARED_RUNS group of a test, or None."""
+    return next((g for g, prefixes in SHARED_RUNS.items()
+                 if any(nodeid.startswith(p) for p in prefixes)), None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup``: xdist's load-by-scope scheduling with a test's
+    scope its SHARED_RUNS group (else the test alone), in collection order
+    (LONGEST_FIRST, not the largest group first)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedRunScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return shared_run(nodeid) or nodeid
+
+    config.option.loadscopereorder = False
+    return SharedRunScheduling(config, log)
+
+
 def pytest_collection_modifyitems(items: list) -> None:
     # a stable sort: the rest keep their order (every xdist worker must
     # collect the same order, and does: it depends on the names alone)

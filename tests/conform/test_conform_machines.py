@@ -274,10 +274,10 @@ def test_every_mutant_client_is_caught_with_its_smallest_case(mutant):
     proc = verified("check", input=(json.dumps(request) + "\n").encode())
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["reason"] == s["verdict"]["reason"]
-    ours = subprocess.run(shlex.split(solve_cmd("--algorithm", "resolve")),
-                          input=json.dumps({k: v for k, v in request.items()
-                                            if k != "sequence"}) + "\n",
-                          capture_output=True, text=True)
+    # `verified solve` in process (tests/support.py: the same bytes as a process)
+    ours = verified("solve", "--algorithm", "resolve",
+                    input=json.dumps({k: v for k, v in request.items()
+                                      if k != "sequence"}) + "\n")
     answer = json.loads(ours.stdout)
     if "sequence" in answer:
         request["sequence"] = answer["sequence"]
@@ -303,11 +303,14 @@ def test_the_alias_mutant_writes_d0_while_its_half_is_read():
 
 def test_a_random_failure_is_shrunk_keeping_kinds_and_classes():
     machine = str(ROOT / "mutants" / "data" / "two-classes.json")
+    # 20 cases, seed 6: both classes are found and shrunk (a mov from gpr to
+    # fpr found on 3 moves, the rarer one from fpr to gpr on 6), at a third
+    # of the CPU of the 200 cases of seed 1, where only the rarer class was
+    # found on more moves than its smallest case (docs/testing.md)
     code, r, _ = conform_json("--cmd", mutant_cmd("cross_class_scratch"),
-                              "--machine", machine, "--random", "200", "--seed", "1")
+                              "--machine", machine, "--random", "20", "--seed", "6")
     assert code == 1
-    # each class is shrunk on its own; this run's rarer class (a mov from
-    # fpr to gpr, twice in 200) is found on 6 moves and shrunk
+    # each class is shrunk on its own
     shrunk = [c["smallest"] for c in r["failure_classes"] if c["smallest"]["shrink_steps"]]
     assert shrunk
     m = __import__("verified.tools.conform.machines", fromlist=["x"]).load_machine(machine)
