@@ -52,9 +52,14 @@ from proofs.crosshair_targets import GREEDY_TARGETS, SSRA_TARGETS, TARGETS  # no
 MODULE = "proofs.crosshair_targets"
 
 #: per-condition budgets, CPU seconds: (quick, full) for real targets and
-#: for planted twins, per family
+#: for planted twins, per family.  The real parmove targets never confirm
+#: (every srcs list: "no counterexample within budget"); within 10 CPU s
+#: per condition CrossHair reaches lists of up to 6 or 7 registers, as it
+#: did within the 20 of earlier rounds, all of them among the maps make
+#: verify's exhaustive tests run through the same contract (n <= 7), and
+#: each parmove twin is caught in its first seconds (docs/proofs.md)
 BUDGETS = {
-    "parmove": {False: (5, 20), True: (20, 60)},
+    "parmove": {False: (5, 10), True: (20, 60)},
     "greedy": {False: (10, 30), True: (10, 30)},
     "ssra": {False: (3, 8), True: (10, 20)},
 }
