@@ -198,3 +198,59 @@ def test_serve_answers_machine_lines_the_same_with_the_reader_and_without():
                        out.getvalue()))
     assert served[0] == served[1] == served[2]
     assert served[0][1].count("\n") == len(lines)
+
+
+class _Raw(io.RawIOBase):
+    """A raw stream that records each write (a system call, under -u)."""
+
+    def __init__(self) -> None:
+        self.calls: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        self.calls.append(bytes(b))
+        return len(b)
+
+
+def test_check_buffers_unbuffered_stdout_while_it_serves_and_restores_it():
+    """With PYTHONUNBUFFERED (stdout write-through over the raw file) each
+    answer line was a system call of its own; ``_buffered`` batches them
+    and gives the stream back as it was, every byte written."""
+    raw = _Raw()
+    out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
+    with check._buffered(out) as o:
+        for i in range(1000):
+            o.write(f'{{"ok": true, "length": {i}}}\n')
+    assert out.write_through
+    assert len(raw.calls) < 10
+    assert b"".join(raw.calls).decode() == "".join(
+        f'{{"ok": true, "length": {i}}}\n' for i in range(1000))
+    sink = io.StringIO()  # no reconfigure: used as it is
+    with check._buffered(sink) as o:
+        assert o is sink
+
+
+def test_an_unbuffered_check_still_answers_a_partner_that_waits(tmp_path):
+    """Under PYTHONUNBUFFERED=1, a partner that writes one request and
+    waits for its answer gets it (``serve`` flushes before each read that
+    may wait), machine and register lines alike."""
+    import os
+    import select
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    p = subprocess.Popen([sys.executable, "-m", "verified.cli", "check"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, env=env)
+    try:
+        for line in [TRICKY[2], '{"moves": [[1, 0]], "registers": 2, "model": "swap", '
+                     '"sequence": [["mov", 1, 0]]}'] * 2:
+            p.stdin.write(line.encode() + b"\n")
+            p.stdin.flush()
+            ready, _, _ = select.select([p.stdout], [], [], 30)
+            assert ready, f"no answer to {line} while the partner waits"
+            assert p.stdout.readline().startswith(b'{"ok": true')
+    finally:
+        p.stdin.close()
+        p.wait(30)

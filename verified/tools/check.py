@@ -5,14 +5,14 @@ Reads one JSON request per line, answers each with the verdict of
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import importlib
 import json
 import re
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator, TextIO
 
-from ..algorithms.optimum import optimum
 from ..core.exits import EXIT_OK, EXIT_WRONG
 from ..core.errors import check_registers
 from ..core.oracle import Verdict, implements, read_sequence_memo
@@ -37,7 +37,7 @@ def check_request(req: Request) -> dict:
 def _answer(verdict: Verdict, pm: ParallelMove, model: str, preserve: str) -> dict:
     """The answer: the verdict's fields and the optimum's."""
     out = verdict.to_json()
-    best = optimum(pm, model, preserve)
+    best = _optimum()(pm, model, preserve)
     out["optimal"] = best.length
     if best.note:
         out["optimal_note"] = best.note
@@ -106,7 +106,7 @@ def fast_register_answer(raw: bytes) -> "tuple[str, int] | None":
     verdict = implements(pm, [f[0] for f in facts], model, "all")
     status = EXIT_OK if verdict.ok else EXIT_WRONG
     if verdict.ok:
-        best = optimum(pm, model, "all")
+        best = _optimum()(pm, model, "all")
         key = (verdict.length, best.length, best.note)
         line = _OK_LINES.get(key)
         if line is None:
@@ -238,8 +238,25 @@ def fast_machine_answer(raw: bytes) -> "tuple[str, int] | None":
     else:
         verdict = M.judge(req.move, M.run_effects([f[2] for f in facts]), req.preserve,
                           len(ops), sum([f[3] for f in facts]))
-    answer = _machine_answer(verdict, req)
-    return json.dumps(answer) + "\n", EXIT_OK if verdict.ok else EXIT_WRONG
+    # json.dumps of the answer, _machine_answer's dict: the verdict's
+    # fields, then the optimum's, made once per request (``_optimum_tail``)
+    line = json.dumps(verdict.to_json())[:-1] + _optimum_tail(m, req, got.group(2, 3, 4))
+    return line, EXIT_OK if verdict.ok else EXIT_WRONG
+
+
+def _optimum_tail(m, req: MachineRequest, texts: tuple) -> str:
+    """``json.dumps`` of ``_optimum_fields(req)`` after the verdict's
+    fields: ``, "optimal": ...}`` and the newline; kept in the machine's
+    memo by the request's texts and the optimum module's name (a pure
+    function of both)."""
+    table = m.memo.table(_optimum_tail)
+    key = (MACHINE_OPTIMUM, texts)
+    tail = table.get(key)
+    if tail is None:
+        tail = ", " + json.dumps(_optimum_fields(req))[1:] + "\n"
+        if len(table) < _machine().description.MEMO_LIMIT:
+            table[key] = tail
+    return tail
 
 
 def _machine_request(m, moves_text: "bytes | None", temps_text: "bytes | None",
@@ -336,6 +353,14 @@ def machine_optimum(req: MachineRequest) -> MachineOptimum:
 
 
 @functools.cache
+def _optimum():
+    # the register optimum (and the transfer graph it counts), imported at
+    # the first register request: a run over machine lines never loads them
+    from ..algorithms.optimum import optimum
+    return optimum
+
+
+@functools.cache
 def _machine():
     # the machine model, imported at the first machine request: a run over
     # register lines never loads the machine descriptions
@@ -367,8 +392,15 @@ def _machine_answer(verdict, req: MachineRequest) -> dict:
     """The answer to a machine request: the verdict's fields and the
     optimum's."""
     out = verdict.to_json()
+    out.update(_optimum_fields(req))
+    return out
+
+
+def _optimum_fields(req: MachineRequest) -> dict:
+    """``"optimal"`` (the minimum cost, or null) and, with a note,
+    ``"optimal_note"``."""
     best = machine_optimum(req)
-    out["optimal"] = best.cost
+    out: dict = {"optimal": best.cost}
     if best.note:
         out["optimal_note"] = best.note
     return out
@@ -451,5 +483,25 @@ def run(args: argparse.Namespace) -> int:
     # a verdict is a pure function of its line: a repeated line is answered
     # from the memo (small moves repeat: a quarter of 20,000 random ones of
     # 8 registers)
-    return serve_paths(args.files, sys.stdout, _handle_check, "check", memo={},
-                       fast=fast_answer)
+    with _buffered(sys.stdout) as out:
+        return serve_paths(args.files, out, _handle_check, "check", memo={},
+                           fast=fast_answer)
+
+
+@contextlib.contextmanager
+def _buffered(out: TextIO) -> Iterator[TextIO]:
+    """``out`` with its writes buffered while check serves: with
+    PYTHONUNBUFFERED set (or ``-u``) each answer line was a system call of
+    its own, a tenth of a run's CPU.  ``serve`` flushes before every read
+    that may wait and at the end of each file, so a partner that waits for
+    an answer gets it, and a file's answers come before the next file's
+    messages on stderr; the bytes are the same.  Restored (flushed) after."""
+    reconfigure = getattr(out, "reconfigure", None)
+    if reconfigure is None or not getattr(out, "write_through", False):
+        yield out
+        return
+    reconfigure(write_through=False)
+    try:
+        yield out
+    finally:
+        reconfigure(write_through=True)

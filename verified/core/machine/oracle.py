@@ -177,6 +177,18 @@ class MachineMove:
         # one frozenset per declared temporaries (a run's requests share them)
         return self.machine.memo.ask(_temp_units, self.temps, self.machine, self.temps)
 
+    def judged(self) -> tuple:
+        """What ``judge`` reads of the move for every answer, made once per
+        move (kept on it, not a field: equality and hashing are the
+        fields'): (destination, ``wanted(i)``) for each move ``i`` in
+        order, ``written()``, ``temp_units()``."""
+        got = self.__dict__.get("_judged")
+        if got is None:
+            got = (tuple((d, self.wanted(i)) for i, (d, _) in enumerate(self.moves)),
+                   self.written(), self.temp_units())
+            object.__setattr__(self, "_judged", got)
+        return got
+
     def to_json(self) -> dict:
         return {"moves": [[d.to_json(), s.to_json()] + ([t] if t else [])
                           for d, s, t in self.typed_moves()],
@@ -319,9 +331,9 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
             False, length, cost=total,
             reason=f"the stack is left with {left} word{'s' if left != 1 else ''} pushed; a "
             f"sequence must pop every word it pushes")
-    types = mm.types
-    for i, (d, s) in enumerate(mm.moves):
-        for u, want in wanted_values(m, d, s, types[i] if types else None):
+    by_move, dest, temps = mm.judged()
+    for d, wanted in by_move:
+        for u, want in wanted:
             got = state.get(u, u)
             if got != want:
                 return MachineVerdict(
@@ -330,8 +342,6 @@ def judge(mm: MachineMove, state: MState, preserve: str = "all", length: int = 0
                     reason=f"destination {d} (unit {u}) must hold {_wanted(want)} but "
                     f"holds {_held(got)}")
     if preserve == "all":
-        dest = mm.written()
-        temps = mm.temp_units()
         # a unit the sequence never wrote is not in the state: it kept its
         # value; only when some other unit changed, find the first in order
         if all(v == u or u in dest or u in temps or u == STACK for u, v in state.items()):

@@ -102,7 +102,13 @@ def apply_effects(state: MState, effs: list[Effect]) -> None:
     operation's effects runs them here)."""
     get = state.get
     for kind, pairs in effs:
-        if kind == "set":
+        if len(pairs) == 1 and kind == "copy":  # the usual one: one unit copied
+            u, src = pairs[0]
+            state[u] = get(src, src)
+        elif len(pairs) == 1 and kind == "swap":  # and one unit swapped
+            a, b = pairs[0]
+            state[a], state[b] = get(b, b), get(a, a)
+        elif kind == "set":
             for u, v in pairs:
                 state[u] = v
         elif kind == "push":
