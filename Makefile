@@ -85,10 +85,12 @@ verify: $(STAMP)
 
 # make verify's pytest session: every test but the one that needs
 # proofs-claims' rows, started once crosshair is done (not a target to run
-# alone: make test and make test-slow are)
+# alone: make test and make test-slow are).  Without this make's MAKEFLAGS:
+# they name a jobserver whose descriptors this recipe does not get, and
+# rustc (the Rust kit tests) warns about it on stderr, which they reject.
 .PHONY: verify-tests
 verify-tests: crosshair
-	env -u PROOFS_JSON $(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "not huge" --deselect $(VERIFY_DOC_TEST)
+	env -u PROOFS_JSON -u MAKEFLAGS -u MFLAGS $(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "not huge" --deselect $(VERIFY_DOC_TEST)
 
 ## make mutation: a seeded sample of cosmic-ray mutants of verified/, each run
 ## against its module's tests (mutation/tests.toml); kills per module, survivors'
