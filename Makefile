@@ -90,7 +90,7 @@ verify: $(STAMP)
 # rustc (the Rust kit tests) warns about it on stderr, which they reject.
 .PHONY: verify-tests
 verify-tests: crosshair
-	env -u PROOFS_JSON -u MAKEFLAGS -u MFLAGS $(BIN)/python -m pytest -q -n $(PYTEST_JOBS) -m "not huge" --deselect $(VERIFY_DOC_TEST)
+	env -u PROOFS_JSON -u MAKEFLAGS -u MFLAGS $(BIN)/python -m pytest -q -n $(PYTEST_JOBS) --dist loadgroup -m "not huge" --deselect $(VERIFY_DOC_TEST)
 
 ## make mutation: a seeded sample of cosmic-ray mutants of verified/, each run
 ## against its module's tests (mutation/tests.toml); kills per module, survivors'
