@@ -19,7 +19,7 @@ from verified.core import machine as M
 from verified.tools import check, wire
 
 from tests.machines.corpus import BAD_INPUT, BUG_CLASSES, ILLEGAL
-from tests.protocol.test_check_fast import long_way
+from tests.protocol.test_check_fast import _agree
 from tests.protocol.test_compact_reader import _mutants
 
 MACHINES = M.PRESETS + M.PROFILES
@@ -150,18 +150,6 @@ def right_lines(seed: int, k: int) -> list[str]:
         seq = [["mov", d, s] for d, s in reversed(moves)]
         out.append(json.dumps({"machine": name, "moves": moves, "sequence": seq}))
     return out
-
-
-def _agree(lines: list[str]) -> int:
-    taken = 0
-    for line in lines:
-        for raw in (line.encode("utf-8", "surrogatepass"),
-                    line.encode("utf-8", "surrogatepass") + b"\n"):
-            got = check.fast_answer(raw)
-            if got is not None:
-                taken += 1
-                assert got == long_way(raw), raw
-    return taken
 
 
 def test_the_machine_reader_answers_as_the_long_way():

@@ -135,15 +135,22 @@ _PIECE_VALUE_MAX = 256
 def _piece_value(piece: bytes) -> object:
     """The JSON value ``[piece]`` holds, decoded alone by the strict reader
     and remembered; False when it is not one value (or too long to keep)."""
-    value = _PIECE_VALUE.get(piece)
+    return _decoded_alone(piece, _PIECE_VALUE, _PIECE_VALUE_SIZE)
+
+
+def _decoded_alone(text: bytes, memo: dict, size: int) -> object:
+    """``[text]`` decoded by the strict reader, kept in ``memo`` (at most
+    ``size`` entries, ``remember``); False when it is not JSON (or too
+    long to keep)."""
+    value = memo.get(text)
     if value is None:
-        if len(piece) > _PIECE_VALUE_MAX:
+        if len(text) > _PIECE_VALUE_MAX:
             return False
         try:
-            value = decode_line(b"[" + piece + b"]")
+            value = decode_line(b"[" + text + b"]")
         except PreconditionError:
             value = False
-        remember(_PIECE_VALUE, piece, value, _PIECE_VALUE_SIZE)
+        remember(memo, text, value, size)
     return value
 
 
@@ -188,15 +195,7 @@ _TEMPS_VALUE: dict = {}
 def _temps_value(text: bytes) -> "list | None":
     """The JSON list ``[text]``, decoded by the strict reader and remembered,
     or None when it is not one."""
-    value: object = _TEMPS_VALUE.get(text)
-    if value is None:
-        if len(text) > _PIECE_VALUE_MAX:
-            return None
-        try:
-            value = decode_line(b"[" + text + b"]")
-        except PreconditionError:
-            value = False
-        remember(_TEMPS_VALUE, text, value, 1 << 8)
+    value = _decoded_alone(text, _TEMPS_VALUE, 1 << 8)
     return value if type(value) is list else None
 
 
