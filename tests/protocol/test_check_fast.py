@@ -140,8 +140,13 @@ def test_serve_answers_the_same_with_the_reader_and_when_it_fails():
     """``serve`` with the reader, without it, and with a reader that
     raises (a bug of the shorter way): the same bytes and status, the
     long way answering whatever the reader does not."""
+    _served_alike(TRICKY + _right_lines(5, 50) + _plain_lines(6, 100))
+
+
+def _served_alike(lines: list[str]) -> None:
+    """``lines`` served with check's reader, without it, and with a reader
+    that raises: the same status and bytes, an answer for every line."""
     import io
-    lines = TRICKY + _right_lines(5, 50) + _plain_lines(6, 100)
     data = "\n".join(line.rstrip("\n") for line in lines).encode() + b"\n"
 
     def broken(raw: bytes):

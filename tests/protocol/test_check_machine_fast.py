@@ -16,10 +16,10 @@ import json
 import random
 
 from verified.core import machine as M
-from verified.tools import check, wire
+from verified.tools import check
 
 from tests.machines.corpus import BAD_INPUT, BUG_CLASSES, ILLEGAL
-from tests.protocol.test_check_fast import _agree
+from tests.protocol.test_check_fast import _agree, _served_alike
 from tests.protocol.test_compact_reader import _mutants
 
 MACHINES = M.PRESETS + M.PROFILES
@@ -173,19 +173,8 @@ def test_the_machine_reader_takes_and_leaves_what_it_should():
 
 
 def test_serve_answers_machine_lines_the_same_with_the_reader_and_without():
-    lines = TRICKY + random_lines(5, 300)  # (the corpus's small machines: searched optima, slow)
-    data = "\n".join(line.rstrip("\n") for line in lines).encode() + b"\n"
-
-    def broken(raw: bytes):
-        raise KeyError("a bug")
-
-    served = []
-    for fast in (None, check.fast_answer, broken):
-        out = io.StringIO()
-        served.append((wire.serve(io.BytesIO(data), out, check._handle_check, {}, fast),
-                       out.getvalue()))
-    assert served[0] == served[1] == served[2]
-    assert served[0][1].count("\n") == len(lines)
+    # (not the corpus's small machines: their optima are searched, slowly)
+    _served_alike(TRICKY + random_lines(5, 300))
 
 
 class _Raw(io.RawIOBase):
