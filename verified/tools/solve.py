@@ -20,6 +20,7 @@ from ..algorithms.shuf import MAX_MOVES as SHUF_MAX_MOVES
 from ..core.compact import OpLog
 from ..core.exits import EXIT_OK
 from ..core.machine import MachineRequest
+from ..core.memo import remember
 from ..core.semantics import PreconditionError
 from .wire import Streamed, _answer_line, _decoder, decode_request_text, parse_any, serve_paths
 
@@ -92,20 +93,17 @@ class MachineLines:
         #: solving the request a second time (``take``)
         self.refused: "PreconditionError | None" = None
 
-    def machine_of(self, text: str) -> "tuple[object, int] | None":
+    def machine_of(self, text: str) -> "tuple[object, int]":
         """(the machine, where its text ends) of a line that starts with
-        ``MACHINE_HEAD``, or None."""
+        ``MACHINE_HEAD`` (what the strict reader or ``machine`` raise on a
+        bad one, ``serve`` sends the usual way)."""
         start = len(MACHINE_HEAD) - 1
         for known, m in self.machines.items():
             if text.startswith(known, start):
                 return m, start + len(known)
         from ..core.machine import machine
         obj, end = _decoder().raw_decode(text, start)
-        m = machine(obj)
-        if len(self.machines) >= MACHINE_TEXTS:
-            self.machines.clear()
-        self.machines[text[start:end]] = m
-        return m, end
+        return remember(self.machines, text[start:end], machine(obj), MACHINE_TEXTS), end
 
     def __call__(self, raw: bytes) -> "tuple[str, int] | None":
         self.refused = None
@@ -113,7 +111,7 @@ class MachineLines:
             return None
         text = raw.decode("utf-8")
         got = self.machine_of(text)
-        if got is None or not text.startswith(", ", got[1]):
+        if not text.startswith(", ", got[1]):
             return None
         rest = decode_request_text("{" + text[got[1] + 2:])
         if not isinstance(rest, dict) or "machine" in rest:
