@@ -230,11 +230,7 @@ class Frame:
     @functools.cached_property
     def registers_by_width(self) -> dict:
         """The registers of each width, in machine order (``_registers``)."""
-        out: dict = {}
-        for p in self.places:
-            if p.kind == "reg":
-                out.setdefault(p.width, []).append(p)
-        return out
+        return {w: [p for p in ps if p.kind == "reg"] for w, ps in self.by_width.items()}
 
     @functools.cached_property
     def _units(self) -> tuple:
