@@ -328,7 +328,8 @@ class _Run:
         destination(s) undefined."""
         kind, a, b = op
         if kind == "mov":
-            # (``op_type`` spelled out: most trial steps are movs)
+            # ``op_type``'s rule read off the two operands directly (most
+            # trial steps are movs; this is the only mov path)
             imm = type(b) is Imm
             vals = imm_values(b) if imm else [state[u] for u in b.units]
             if a.typ is not None:     # typed by its destination
@@ -347,25 +348,17 @@ class _Run:
         if kind in ("push", "pop"):
             _stack_op(op, state)
             return
+        # an exchange (every mov has returned above)
         typ, w = op_type(op)
-        if kind == "mov":
-            vals = imm_values(b) if isinstance(b, Imm) else [state[u] for u in b.units]
-            dst = (a.full or a.units) if typ else a.units
-            n = w if typ else len(dst)
-            for u, v in zip(dst[:n], vals[:n]):
-                state[u] = v
-            for u in dst[n:]:
-                state[u] = UNDEF
-        else:
-            ua, ub = ((a.full or a.units), (b.full or b.units)) if typ else (a.units, b.units)
-            n = w if typ else len(ua)
-            va, vb = [state[u] for u in ua[:n]], [state[u] for u in ub[:n]]
-            for u, v in zip(ua[:n], vb):
-                state[u] = v
-            for u, v in zip(ub[:n], va):
-                state[u] = v
-            for u in ua[n:] + ub[n:]:
-                state[u] = UNDEF
+        ua, ub = ((a.full or a.units), (b.full or b.units)) if typ else (a.units, b.units)
+        n = w if typ else len(ua)
+        va, vb = [state[u] for u in ua[:n]], [state[u] for u in ub[:n]]
+        for u, v in zip(ua[:n], vb):
+            state[u] = v
+        for u, v in zip(ub[:n], va):
+            state[u] = v
+        for u in ua[n:] + ub[n:]:
+            state[u] = UNDEF
 
     def keeps(self, after: dict, allow: Iterable = (), changed: "set | None" = None) -> bool:
         """THE step invariant (``proofs/resolve.py`` proves it is kept):
