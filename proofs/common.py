@@ -410,6 +410,27 @@ def mux(xs: Sequence, j):
     return v
 
 
+def holds_at(memo: dict, key, build: Callable, values: Sequence) -> bool:
+    """Is ``build(values)`` true?  ``values`` are Z3 values (ground); the
+    term is the one ``build`` makes, built once per ``key`` over fresh
+    constants of the values' sorts and then those constants replaced by the
+    values (``z3.substitute``) and simplified, as the term built on the
+    values would be: the real runs' traces check an encoding at thousands of
+    concrete states, and building it afresh at each cost most of that.
+    ``key`` must fix everything ``build`` decides in Python (the register
+    count, the phase, Python-int indices) and the values' sorts.  ``memo``
+    (key -> the term and its constants) is the caller's, for one enumeration
+    or test: kept alive afterwards, the terms made later Z3 work in the same
+    process slower (xchg_symbolic(4): about 1 CPU s more after the random
+    runs' terms, the same resource units)."""
+    hit = memo.get(key)
+    if hit is None:
+        consts = [z3.FreshConst(v.sort(), "at") for v in values]
+        hit = memo[key] = (build(consts), consts)
+    term, consts = hit
+    return z3.is_true(z3.simplify(z3.substitute(term, *zip(consts, values))))
+
+
 _FINITE: dict = {}
 
 

@@ -21,7 +21,7 @@ from verified.algorithms import windmill as _windmill
 from verified.algorithms.optimum import moves_plus_bare_cycles, moves_plus_cycles
 
 from .common import (ENUMERATED, PROVED, REFUTED, Ledger, as_int, combine, declared_range,
-                     enumerate_maps,
+                     enumerate_maps, holds_at,
                      domain_query, mux, planted, prove, row, source_witnesses)
 from .semantics_z3 import exhaustive
 
@@ -126,8 +126,9 @@ def refinement_claims(top: int) -> list[dict]:
         def judge(srcs: list, fn=fn, name=name) -> list:
             steps: list = []
             out = fn(ParallelMove.from_map(srcs, temps=[len(srcs)]), trace=steps)
-            return windmill_agrees(srcs, steps, out, name == "mincopy")
+            return windmill_agrees(srcs, steps, out, name == "mincopy", memo)
 
+        memo: dict = {}     # holds_at's terms, for this enumeration only
         led, detail = enumerate_maps(top, judge)
         rows.append(row(
             f"real {name} (code) == the step system of the symbolic rows, step by step "
@@ -432,13 +433,32 @@ def windmill_snapshot(srcs: list[int], step, ops: list) -> tuple[object, dict]:
     return "axle", st
 
 
+def _wm_inv_holds(st: dict, P: list, cur: list, sv: list, n: int, w: int,
+                  memo: dict) -> bool:
+    """``wm_inv_kahn`` or ``wm_inv_axle`` at a concrete state (Z3 values),
+    through ``holds_at``: built once per phase, register count and the
+    Python-level c0, x and whether b is the temporary; P, A, cur, the
+    sources and a blade root b are the constants the values replace."""
+    if st["mode"] == "kahn":
+        return holds_at(memo, ("wm_inv_kahn", n, w), lambda c: wm_inv_kahn(
+            c[:n], c[n:2 * n + 1], c[2 * n + 1:], n), [*P, *cur, *sv])
+    A = [z3.BoolVal(y in st["A"]) for y in range(n)]
+    c0, x, temp = st["c0"], st["x"], st["b"] == n
+    b = [] if temp else [z3.BitVecVal(st["b"], w)]
+    return holds_at(memo, ("wm_inv_axle", n, w, c0, x, temp), lambda c: wm_inv_axle(
+        c[:n], c[n:2 * n], c[2 * n:3 * n + 1], c[3 * n + 1:4 * n + 1], n, c0, x,
+        n if temp else c[4 * n + 1]), [*P, *A, *cur, *sv, *b])
+
+
 def windmill_agrees(srcs: list[int], steps: list, ops: list,
-                    reuse_blade: bool = False) -> list[str]:
+                    reuse_blade: bool = False, memo: dict | None = None) -> list[str]:
     """The real run's trace against section 3: the Python and Z3
     invariants hold at every state, the Z3 step named by the label maps
     the previous state to exactly this one (``windmill_z3_agrees``), every
     operation is one step, and the run ends in kahn mode with nothing
-    unwritten.  Returns the problems (empty: it agrees)."""
+    unwritten.  Returns the problems (empty: it agrees).  ``memo``:
+    ``holds_at``'s terms, shared by the caller's runs (else this run's)."""
+    memo = {} if memo is None else memo
     n = len(srcs)
     w = max(1, n.bit_length())
     sv = [z3.BitVecVal(s, w) for s in srcs]
@@ -452,13 +472,7 @@ def windmill_agrees(srcs: list[int], steps: list, ops: list,
             return [f"{where_}: Python invariant fails: {bad}"]
         P = [z3.BoolVal(y in st["P"]) for y in range(n)]
         cur = [z3.BitVecVal(c % (1 << w), w) for c in st["cur"]]
-        if st["mode"] == "kahn":
-            zinv = wm_inv_kahn(P, cur, sv, n)
-        else:
-            A = [z3.BoolVal(y in st["A"]) for y in range(n)]
-            b = st["b"] if st["b"] == n else z3.BitVecVal(st["b"], w)
-            zinv = wm_inv_axle(P, A, cur, sv, n, st["c0"], st["x"], b)
-        if not z3.is_true(z3.simplify(zinv)):
+        if not _wm_inv_holds(st, P, cur, sv, n, w, memo):
             return [f"{where_}: Z3 invariant fails"]
         if k and not windmill_z3_agrees(srcs, prev, label, st, reuse_blade):
             return [f"{where_}: the Z3 step does not give this state"]

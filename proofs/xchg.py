@@ -33,7 +33,7 @@ from verified.algorithms import xchg
 from verified.algorithms.optimum import optimum
 
 from .common import (COUNTEREXAMPLE, ENUMERATED, PROVED, REFUTED, Ledger, Timer, as_int,
-                     combine, declared_range, domain_query, mux, planted, prove, row,
+                     combine, holds_at, declared_range, domain_query, mux, planted, prove, row,
                      enumerate_maps, run_lemma as _run_lemma, source_witnesses)
 from .semantics_z3 import exhaustive
 
@@ -96,8 +96,9 @@ def refinement_claim(top: int) -> dict:
     def judge(srcs: list) -> list:
         steps: list = []
         out = xchg.xchg(ParallelMove.from_map(srcs), trace=steps)
-        return agrees(srcs, steps, out)
+        return agrees(srcs, steps, out, memo)
 
+    memo: dict = {}     # holds_at's terms, for this enumeration only
     led, detail = enumerate_maps(top, judge)
     return row(f"real xchg (code) == the Z3 model of the symbolic rows, step by step through "
                f"its trace= hook (Python and Z3 invariant, ghost count, the Z3 step maps each "
@@ -713,13 +714,15 @@ def z3_reach(srcs: list[int], prev: dict, label: str, at, st: dict) -> XS | None
     return None
 
 
-def agrees(srcs: list[int], steps: list, ops: list) -> list[str]:
+def agrees(srcs: list[int], steps: list, ops: list, memo: dict | None = None) -> list[str]:
     """The real ``xchg``'s trace on d <- srcs[d] against the proof: at
     every traced state the Python invariant (``invariant_py``), the Z3
     invariant and the ghost count hold, and the Z3 step relation maps the
     previous state to exactly this one (every field compared, ``same_state``,
     and the ghost operation count == operations emitted); the run ends in
-    the done state.  Returns the problems (empty: it agrees)."""
+    the done state.  Returns the problems (empty: it agrees).  ``memo``:
+    ``holds_at``'s terms, shared by the caller's runs (else this run's)."""
+    memo = {} if memo is None else memo
     n = len(srcs)
     sv = [z3.BitVecVal(x, _iw(n)) for x in srcs]
     ev = lambda t: z3.is_true(z3.simplify(t))
@@ -733,9 +736,9 @@ def agrees(srcs: list[int], steps: list, ops: list) -> list[str]:
         if bad:
             return [f"{where_}: Python invariant fails: {bad}"]
         S = to_state(srcs, st)
-        if not ev(invariant(S, sv, n)):
+        if not _holds(invariant, S, sv, n, memo):
             return [f"{where_}: Z3 invariant fails"]
-        if not ev(ghost_count(S, sv, n)):
+        if not _holds(ghost_count, S, sv, n, memo):
             return [f"{where_}: ghost operation count fails"]
         if prev is not None:
             S2 = z3_reach(srcs, prev, step.label, step.at, st)
@@ -753,6 +756,26 @@ def agrees(srcs: list[int], steps: list, ops: list) -> list[str]:
     if steps[-1].emitted != len(ops) or not ev(done_goal(last, sv, n)):
         return ["the done state does not implement the move"]
     return []
+
+
+_TERM_FIELDS = ("P", "Q", "edges", "aset", "alias", "cur", "P2", "reader")
+
+
+def _holds(fn, S: XS, sv: list, n: int, memo: dict) -> bool:
+    """``fn(S, sv, n)`` (``invariant`` or ``ghost_count``) at a concrete
+    state, through ``holds_at``: the term is built once per phase and
+    Python-int indices (i, d), over constants the state's values replace."""
+    if not (isinstance(S.i, int) and isinstance(S.d, int)):
+        return z3.is_true(z3.simplify(fn(S, sv, n)))
+    values = [v for f in _TERM_FIELDS for v in getattr(S, f)] + [S.ops, S.walks, *sv]
+
+    def build(consts: list) -> z3.BoolRef:
+        m = len(_TERM_FIELDS) * n
+        lists = {f: consts[k * n:(k + 1) * n] for k, f in enumerate(_TERM_FIELDS)}
+        state = XS(S.mode, **lists, i=S.i, d=S.d, ops=consts[m], walks=consts[m + 1])
+        return fn(state, consts[-n:], n)
+
+    return holds_at(memo, (fn.__name__, n, S.mode, S.i, S.d), build, values)
 
 
 def same_state(srcs: list[int], S: XS, st: dict) -> bool:

@@ -60,10 +60,10 @@ def test_lemmas_fire_only_where_the_search_finds_no_sequence(v):
 @pytest.mark.parametrize("mutant", LEMMA_MUTANTS, ids=lambda m: m.name)
 def test_lemma_mutants_are_caught_against_the_search(mutant):
     lemma = mutants.run(mutant)
-    caught = []
-    for v in VARIANTS:
-        caught += judge(v, {mutant.entry: lemma})[1]
-    caught += judge_wide({mutant.entry: lemma})[1]
+    # the assertion is that some request catches it: judging stops at the
+    # first variant (in order, then the wide machine) that has one
+    caught = any(judge(v, {mutant.entry: lemma})[1] for v in VARIANTS) \
+        or judge_wide({mutant.entry: lemma})[1]
     assert caught, f"{mutant.name} survived"
 
 

@@ -45,10 +45,10 @@ def test_xchg_real_run_agrees_with_z3_at_every_step():
     rng = random.Random(5)
     inputs = [list(m) for n in range(1, 4) for m in register_maps(n)]
     inputs += [_random_srcs(rng, rng.randint(4, 7)) for _ in range(50)]
-    steps = 0
+    steps, memo = 0, {}
     for srcs in inputs:
         out, trace = _xchg_run(srcs)
-        assert px.agrees(srcs, trace, out) == [], srcs
+        assert px.agrees(srcs, trace, out, memo) == [], srcs
         steps += len(trace)
     assert steps > 600
 
@@ -123,9 +123,10 @@ def test_windmill_real_run_agrees_with_z3_at_every_step(name):
     inputs = [list(m) for n in range(1, 5) for m in register_maps(n)]
     inputs += [_random_srcs(rng, rng.randint(5, 7)) for _ in range(60)]
     steps = blade_saves = 0
+    memo: dict = {}
     for srcs in inputs:
         out, trace = _wm_run(srcs, fn)
-        assert px_wm.windmill_agrees(srcs, trace, out, reuse) == [], srcs
+        assert px_wm.windmill_agrees(srcs, trace, out, reuse, memo) == [], srcs
         steps += len(trace)
         blade_saves += sum(1 for t in trace if t.label == "start" and t.saved != len(srcs))
     assert steps > 1000
@@ -183,3 +184,69 @@ def test_windmill_symbolic_small_n_and_mutants():
     assert px_wm.windmill_symbolic(4, **mc)[0] == PROVED
     assert px_wm.windmill_symbolic(3, mutant="copy_is_source", **mc)[0] == COUNTEREXAMPLE
     assert px_wm.windmill_symbolic(3, mutant="restore_from_axle", **mc)[0] == COUNTEREXAMPLE
+
+
+# -- the encodings checked at concrete states (proofs.common.holds_at) ----------
+
+def _perturbed(rng, st, n, cur_len):
+    """st and a copy with a cur entry, a P bit, A, b or the ghost count
+    changed: states where the invariants fail as well as hold."""
+    v = dict(st, cur=list(st["cur"]))
+    v["cur"][rng.randrange(cur_len)] = rng.randrange(cur_len)
+    if rng.random() < .5:
+        v["P"] = set(st["P"]) ^ {rng.randrange(n)}
+    if "A" in st and st["mode"] != "kahn" and rng.random() < .5:
+        v["A"] = set(st["A"]) ^ {rng.randrange(n)}
+    if "b" in st and st["mode"] != "kahn" and rng.random() < .3:
+        v["b"] = rng.randrange(n + 1)
+    if "ops" in st and rng.random() < .3:
+        v["ops"] = st["ops"] + 1
+    return [st, v]
+
+
+def _verdict(term) -> bool:
+    t = z3.simplify(term)
+    assert z3.is_true(t) or z3.is_false(t), t
+    return z3.is_true(t)
+
+
+def test_holds_at_is_the_verdict_of_the_term_built_on_the_values():
+    """agrees and windmill_agrees check the Z3 invariants (and xchg's ghost
+    count) at every traced state through holds_at: the term built once per
+    phase over constants, the state's values substituted.  On every state
+    of the real runs on 1..3 registers, and perturbed copies, its verdict
+    is that of the term built on the values themselves, true and false."""
+    rng = random.Random(3)
+    seen, memo = {True: 0, False: 0}, {}
+    for srcs in (list(m) for n in range(1, 4) for m in register_maps(n)):
+        n = len(srcs)
+        out, trace = _xchg_run(srcs)
+        sv = [z3.BitVecVal(x, px._iw(n)) for x in srcs]
+        walks = 0
+        for step in trace:
+            st = px.snapshot(srcs, step, out, walks)
+            walks += step.label == "walk" and step.at not in step.pending
+            for v in _perturbed(rng, st, n, n):
+                S = px.to_state(srcs, v)
+                for fn in (px.invariant, px.ghost_count):
+                    want = _verdict(fn(S, sv, n))
+                    assert px._holds(fn, S, sv, n, memo) == want, (srcs, v, fn.__name__)
+                    seen[want] += 1
+        w = max(1, n.bit_length())
+        sv = [z3.BitVecVal(s, w) for s in srcs]
+        for fn in (parmove.windmill, parmove.mincopy):
+            out, trace = _wm_run(srcs, fn)
+            for step in trace:
+                for v in _perturbed(rng, px_wm.windmill_snapshot(srcs, step, out)[1], n, n + 1):
+                    P = [z3.BoolVal(y in v["P"]) for y in range(n)]
+                    cur = [z3.BitVecVal(c % (1 << w), w) for c in v["cur"]]
+                    if v["mode"] == "kahn":
+                        term = px_wm.wm_inv_kahn(P, cur, sv, n)
+                    else:
+                        A = [z3.BoolVal(y in v["A"]) for y in range(n)]
+                        b = v["b"] if v["b"] == n else z3.BitVecVal(v["b"], w)
+                        term = px_wm.wm_inv_axle(P, A, cur, sv, n, v["c0"], v["x"], b)
+                    want = _verdict(term)
+                    assert px_wm._wm_inv_holds(v, P, cur, sv, n, w, memo) == want, (srcs, v)
+                    seen[want] += 1
+    assert seen == {True: 737, False: 439}, seen
