@@ -32,7 +32,7 @@ from verified.tools import check, wire
 from tests.protocol import test_fuzz_protocol as hostile
 from tests.protocol import test_fuzz_schemas as fuzz
 from tests.protocol.test_schemas import _golden_requests
-from tests.support import verified
+from tests.support import optimum_once, verified
 
 REGISTER_ALGORITHMS = [n for n, a in ALGORITHMS.items() if a.model != MACHINE]
 
@@ -64,25 +64,10 @@ def _solver(name: str):
     return handle
 
 
-#: the machine optimum of each (move, preserve) met in this process: the
-#: golden cross-class request's exhaustive search (about 4 CPU s, no
-#: sequence exists) was made once for each reader in each of the two
-#: tests below; ``optimum`` is a pure function of these two fields, so a
-#: reader whose request differed in either gets its own search
-_OPTIMA: dict = {}
-
-
 @pytest.fixture(autouse=True)
 def _optimum_once(monkeypatch):
-    real = check.machine_optimum
-
-    def once(req):
-        key = (req.move, req.preserve)
-        if key not in _OPTIMA:
-            _OPTIMA[key] = real(req)
-        return _OPTIMA[key]
-
-    monkeypatch.setattr(check, "machine_optimum", once)
+    # the golden cross-class request's search, once (tests/support.py)
+    optimum_once(monkeypatch)
 
 
 def agree(line: str, solvers=("xchg",)) -> bool:
