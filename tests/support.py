@@ -180,6 +180,32 @@ def conform_json_once(*args: str, timeout: float = 300) -> tuple[int, dict, str]
     return copy.deepcopy(_ONCE[args])
 
 
+#: the machine optimum of each (move, preserve) met in this process
+#: (``optimum_once``)
+_OPTIMA: dict = {}
+
+
+def optimum_once(monkeypatch) -> None:
+    """Make ``check``'s machine optimum (``check.machine_optimum``) search
+    once per test process for each request's move and preserve, the only
+    inputs of ``machine_optimum.optimum``, a pure function whose answer is
+    frozen: a request that differs in either gets a search of its own, and
+    the verdict is still judged each time.  For in-process tests that serve
+    the same golden machine requests (the cross-class one's exhaustive
+    search is about 4.3 CPU s: docs/testing.md)."""
+    from verified.tools import check
+
+    real = check.machine_optimum
+
+    def once(req):
+        key = (check.MACHINE_OPTIMUM, req.move, req.preserve)  # and the hook's module
+        if key not in _OPTIMA:
+            _OPTIMA[key] = real(req)
+        return _OPTIMA[key]
+
+    monkeypatch.setattr(check, "machine_optimum", once)
+
+
 def py_cmd(code: str) -> str:
     """A --cmd running a Python one-liner with this interpreter."""
     import shlex

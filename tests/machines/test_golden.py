@@ -22,6 +22,8 @@ from verified.core.machine import MachineOptimum, parse_machine_request
 from verified.tools import check as C
 from verified.tools.wire import parse_request, serve
 
+from tests.support import optimum_once
+
 GOLDEN_BUGS = [
     (1, '{"ok": false, "length": 1, "reason": "operation #0: swap m0, m1 is a memory-to-memory swap, which x86-64 lacks (its swaps: reg-reg, reg-mem; no machine swaps two slots)", "operation": 0}'),
     (0, '{"ok": true, "length": 3, "cost": 3}'),
@@ -210,7 +212,8 @@ def test_every_bug_class_has_a_failing_and_a_fixed_sequence():
 
 
 @pytest.mark.parametrize("name, request_", ILLEGAL, ids=[n for n, _ in ILLEGAL])
-def test_illegal_operation_is_a_wrong_sequence(name, request_):
+def test_illegal_operation_is_a_wrong_sequence(name, request_, monkeypatch):
+    optimum_once(monkeypatch)  # cross_class's search, once a process (tests/support.py)
     status, line = answer(request_)
     assert (status, line) == (EXIT_WRONG, GOLDEN_ILLEGAL[name])
     got = json.loads(line)

@@ -32,7 +32,7 @@ from verified.tools import check, wire
 from tests.protocol import test_fuzz_protocol as hostile
 from tests.protocol import test_fuzz_schemas as fuzz
 from tests.protocol.test_schemas import _golden_requests
-from tests.support import verified
+from tests.support import optimum_once, verified
 
 REGISTER_ALGORITHMS = [n for n, a in ALGORITHMS.items() if a.model != MACHINE]
 
@@ -62,6 +62,12 @@ def _solver(name: str):
         req = wire.parse_request(obj, need_sequence=False)
         return [op.to_json() for op in solve(name, req.pm, req.model, req.preserve)]
     return handle
+
+
+@pytest.fixture(autouse=True)
+def _optimum_once(monkeypatch):
+    # the golden cross-class request's search, once (tests/support.py)
+    optimum_once(monkeypatch)
 
 
 def agree(line: str, solvers=("xchg",)) -> bool:

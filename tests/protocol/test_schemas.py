@@ -31,7 +31,7 @@ from verified.tools.wire import decode_line, parse_any, serve
 
 from tests.machines import corpus
 from tests.protocol import test_golden_check as golden
-from tests.support import conform_json, conform_json_once, verified
+from tests.support import conform_json, conform_json_once, optimum_once, verified
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_DIR = ROOT / "verified" / "data" / "schemas"
@@ -266,7 +266,8 @@ def test_every_preset_as_shown_validates(name):
 # ---------------------------------------------------------------------------
 
 
-def test_every_verdict_check_writes_validates():
+def test_every_verdict_check_writes_validates(monkeypatch):
+    optimum_once(monkeypatch)  # the cross-class request's search, once a process (tests/support.py)
     out = io.StringIO()
     data = "\n".join(_golden_requests() + [raw for _, raw in CLASS_EXAMPLES]).encode() + b"\n"
     serve(io.BytesIO(data), out, C._handle_check)
