@@ -85,9 +85,16 @@ def family(name: str) -> str:
     return "parmove"
 
 
-def check(target: str, budget: int) -> tuple[int, str, float]:
-    cmd = [CROSSHAIR, "check", f"{MODULE}.{target}", f"--per_condition_timeout={budget}",
-           "--report_all"]
+#: ``crosshair check`` stopped at the first condition it refutes (a planted
+#: twin's run: the same verdict and first error line, docs/proofs.md)
+FIRST_ERROR = [sys.executable, str(ROOT / "proofs" / "crosshair_first_error.py")]
+
+
+def check(target: str, budget: int, first_error: bool = False) -> tuple[int, str, float]:
+    """``crosshair check`` on ``target``: (exit status, output, wall s);
+    ``first_error``: stopped after the first condition it refutes."""
+    cmd = [*(FIRST_ERROR if first_error else [CROSSHAIR]), "check", f"{MODULE}.{target}",
+           f"--per_condition_timeout={budget}", "--report_all"]
     t = time.perf_counter()
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                        timeout=budget * 40 + 600)
@@ -175,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     # threads only wait on the crosshair processes; rows print in TARGETS'
     # order, each as soon as it and every row above it are done
     with concurrent.futures.ThreadPoolExecutor(jobs_of(argv)) as pool:
-        runs = [pool.submit(check, t, b) for (t, _), b in zip(chosen, budgets)]
+        # a planted twin stops at its first refuted condition: its row is
+        # that condition's counterexample either way
+        runs = [pool.submit(check, t, b, bug) for (t, bug), b in zip(chosen, budgets)]
         for (target, expect_bug), budget, run in zip(chosen, budgets, runs):
             rc, out, wall = run.result()
             ok, outcome = judge(expect_bug, rc, out)

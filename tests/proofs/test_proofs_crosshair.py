@@ -115,16 +115,18 @@ def test_ssra_targets_contracts_on_every_configuration():
 
 @pytest.mark.parametrize("target", [
     "greedy_length_floor_sig",
-    # 10 s of CrossHair (the others 0.5 and 2 s): in `make test-slow`; `make
+    # in `make test-slow` (10 CPU s of CrossHair before its run stopped at
+    # its first refuted condition, 2 s since: docs/proofs.md); `make
     # crosshair` runs it too, and the Python contract test above shows in
     # `make test` that this twin breaks its contract (docs/testing.md)
     pytest.param("greedy_skips_step_4_rtg", marks=pytest.mark.slow),
     "ssra_R_MR_store_after_op"])
 def test_crosshair_finds_each_planted_twin(target):
-    """CrossHair (crosshair check, 8 CPU s per condition) reports a
+    """CrossHair (crosshair check, 8 CPU s per condition, stopped at the
+    first refuted condition as make crosshair runs a twin) reports a
     counterexample for each twin: found in its first seconds (a budget in
     CPU seconds, so the machine's load does not decide it)."""
-    rc, out, _ = crosshair_run.check(target, 8)
+    rc, out, _ = crosshair_run.check(target, 8, first_error=True)
     ok, outcome = crosshair_run.judge(True, rc, out)
     assert ok, outcome
 
@@ -156,7 +158,7 @@ def test_crosshair_run_prints_rows_in_target_order_whatever_order_they_finish_in
     chosen = [t for t, _ in crosshair_run.TARGETS if crosshair_run.family(t) == "greedy"]
     slow = chosen[0]
 
-    def fake(target, budget):
+    def fake(target, budget, first_error=False):
         time.sleep(0.5 if target == slow else 0.0)
         return 0, f"<crosshair target {target}>:7: info: Confirmed over all paths.\n", 2.0
 
@@ -173,8 +175,9 @@ def test_the_default_run_leaves_out_the_ssra_targets_the_tests_enumerate(monkeyp
     """make crosshair runs every target but the 18 real SSRA state targets,
     whose contract test_ssra_targets_contracts_on_every_configuration checks
     on every input of their precondition; --only ssra still runs them."""
-    def fake(target, budget):
+    def fake(target, budget, first_error=False):
         bug = dict(crosshair_run.TARGETS)[target]
+        assert first_error is bug  # only a twin's run stops at its first error
         kind = "error: false when calling x([1])" if bug else "info: Not confirmed."
         return int(bug), f"<crosshair target {target}>:7: {kind}\n", 1.0
 
@@ -193,3 +196,61 @@ def test_the_default_run_leaves_out_the_ssra_targets_the_tests_enumerate(monkeyp
     assert crosshair_run.main(["--only", "ssra", "--jobs", "2"]) == 0
     out = capsys.readouterr().out
     assert "| ssra_R_RR (ssra) | none | 8 |" in out and "not run" not in out
+
+
+# -- a planted twin's run stops at its first refuted condition ----------------
+
+from crosshair.statespace import AnalysisMessage, MessageType  # noqa: E402
+
+from proofs import crosshair_first_error as first  # noqa: E402
+
+
+class _Checkable:
+    """A stand-in for CrossHair's per-condition checkable: one postcondition
+    at ``line``, the messages its analysis gives; records that it ran."""
+
+    def __init__(self, line, *messages, ran=None):
+        self.conditions = type("C", (), {"post": [type("P", (), {"line": line,
+                                                                 "filename": "f"})]})
+        self.messages, self.ran = messages, ran if ran is not None else []
+
+    def analyze(self):
+        self.ran.append(self.conditions.post[0].line)
+        return list(self.messages)
+
+
+def _msg(state, line, text="x"):
+    return AnalysisMessage(state, text, "f", line, 0, "")
+
+
+def test_a_twin_stops_after_the_condition_that_refutes_itself():
+    """The stop rule: an error at the condition's own line stops the run
+    (later conditions never analysed); an error elsewhere (the body), an
+    info, or no postcondition does not; the messages are CrossHair's,
+    merged and sorted as its own collector does."""
+    ran: list = []
+    error, info = MessageType.POST_FAIL, MessageType.CANNOT_CONFIRM
+    checks = [_Checkable(5, _msg(info, 5), ran=ran),
+              _Checkable(6, _msg(MessageType.EXEC_ERR, 9, "body"), ran=ran),
+              _Checkable(7, _msg(error, 7, "cex"), ran=ran),
+              _Checkable(8, _msg(error, 8), ran=ran)]
+    got = first.until_an_error(checks)
+    assert ran == [5, 6, 7]
+    assert [(m.line, m.message) for m in got] == [(5, "x"), (7, "cex"), (9, "body")]
+    assert first.refutes_itself(checks[2], [_msg(error, 7)])
+    assert not first.refutes_itself(checks[2], [_msg(MessageType.PRE_UNSAT, 7)])
+    assert not first.refutes_itself(object(), [_msg(error, 7)])
+    ran.clear()
+    assert len(first.until_an_error(checks[:2])) == 2 and ran == [5, 6]
+
+
+def test_a_twin_stopped_at_its_first_error_prints_the_full_runs_first_lines():
+    """greedy_length_floor_sig: both conditions refuted; the stopped run
+    analyses the first alone and prints exactly the full run's first line,
+    so the row (its first error) and the exit status are the full run's."""
+    rc, out, _ = crosshair_run.check("greedy_length_floor_sig", 8)
+    rc_first, out_first, _ = crosshair_run.check("greedy_length_floor_sig", 8, True)
+    lines = out.splitlines()
+    assert len(lines) == 2 and all(": error: false when calling " in ln for ln in lines)
+    assert (rc_first, out_first.splitlines()) == (rc, lines[:1]) == (1, lines[:1])
+    assert crosshair_run.judge(True, rc_first, out_first) == crosshair_run.judge(True, rc, out)
