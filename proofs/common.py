@@ -411,11 +411,17 @@ def mux(xs: Sequence, j):
 
 
 def holds_at(memo: dict, key, build: Callable, values: Sequence) -> bool:
-    """Is ``build(values)`` true?  ``values`` are Z3 values (ground); the
-    term is the one ``build`` makes, built once per ``key`` over fresh
-    constants of the values' sorts and then those constants replaced by the
-    values (``z3.substitute``) and simplified, as the term built on the
-    values would be: the real runs' traces check an encoding at thousands of
+    """Is ``build(values)`` true?  (``values_at`` of a single term.)"""
+    return z3.is_true(values_at(memo, key, lambda c: [build(c)], values)[0])
+
+
+def values_at(memo: dict, key, build: Callable, values: Sequence) -> list:
+    """The terms of the list ``build(values)``, simplified: ``values`` are
+    Z3 values (ground), so each is a value.  The terms are the ones
+    ``build`` makes, built once per ``key`` over fresh constants of the
+    values' sorts, then those constants replaced by the values
+    (``z3.substitute``) and simplified, as the terms built on the values
+    would be: the real runs' traces check an encoding at thousands of
     concrete states, and building it afresh at each cost most of that.
     ``key`` must fix everything ``build`` decides in Python (the register
     count, the phase, Python-int indices) and the values' sorts.  ``memo``
@@ -427,8 +433,9 @@ def holds_at(memo: dict, key, build: Callable, values: Sequence) -> bool:
     if hit is None:
         consts = [z3.FreshConst(v.sort(), "at") for v in values]
         hit = memo[key] = (build(consts), consts)
-    term, consts = hit
-    return z3.is_true(z3.simplify(z3.substitute(term, *zip(consts, values))))
+    terms, consts = hit
+    pairs = list(zip(consts, values))
+    return [z3.simplify(z3.substitute(t, *pairs)) for t in terms]
 
 
 _FINITE: dict = {}

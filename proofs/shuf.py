@@ -63,7 +63,7 @@ import z3
 
 from .common import (ENUMERATED, PROVED, REFUTED, TESTED, Ledger, Timer, as_int, combine, declared_range,
                      domain_query, finite_sort, source_witnesses,
-                     mux, prove, row, run_lemma as _run_lemma)
+                     mux, prove, row, run_lemma as _run_lemma, values_at)
 
 # ---------------------------------------------------------------------------
 # 1. Unbounded lemmas
@@ -526,23 +526,27 @@ def real_shuf_agrees(ns, inputs: int, seed: int = 1, ledger: Ledger | None = Non
 
     led = ledger if ledger is not None else Ledger()
     rng_ = random.Random(seed)
+    memo: dict = {}     # values_at's terms, for these runs only
     for n in ns:
         for _ in range(inputs):
             want = [rng_.randrange(n) if rng_.random() < 0.8 else d for d in range(n)]
             led.tested += 1
-            if not agrees_on(want):
+            if not agrees_on(want, memo):
                 led.record(REFUTED)
                 return REFUTED
     return TESTED
 
 
-def agrees_on(want: list[int]) -> bool:
+def agrees_on(want: list[int], memo: dict | None = None) -> bool:
     """The real ``Shuf`` on the move ``want`` (slot d <- want[d]) next to
     the Z3 model, every step: masks after ``add`` == ``bv_init``, each
     action == the Z3 walk's, masks after it == ``bv_update``'s, and every
-    slot ends holding its value."""
+    slot ends holding its value.  The model's functions are evaluated on
+    the concrete values through ``values_at`` (built once per n, in
+    ``memo``, the caller's runs' or else this run's)."""
     from verified.algorithms.shuf import Shuf
 
+    memo = {} if memo is None else memo
     ev = lambda t: z3.simplify(t)
     n = len(want)
     wv = max(1, (n - 1).bit_length())
@@ -550,18 +554,21 @@ def agrees_on(want: list[int]) -> bool:
     s = Shuf(n)
     for d, src in enumerate(want):
         s.add(d, src)
-    F0, _ = bv_init([z3.BitVecVal(x, wv) for x in want], n)
-    if [ev(x).as_long() for x in F0] != s.forward:
+    F0 = values_at(memo, ("bv_init", n), lambda c: bv_init(c, n)[0],
+                   [z3.BitVecVal(x, wv) for x in want])
+    if [x.as_long() for x in F0] != s.forward:
         return False
     cur = list(range(n))
     while True:
         F = [z3.BitVecVal(x, n) for x in s.forward]
         i, visited = bv_walk_start(n)
         for _ in range(2 * n + 1):
-            exit_, skip, mv, sw, deeper, nxt, i2, v2 = bv_walk_body(F, n, i, visited)
-            if any(z3.is_true(ev(c)) for c in (exit_, mv, sw)):
+            exit_, skip, mv, sw, deeper, nxt, i2, v2 = values_at(
+                memo, ("bv_walk_body", n),
+                lambda c: list(bv_walk_body(c[:n], n, c[n], c[n + 1])), [*F, i, visited])
+            if any(z3.is_true(c) for c in (exit_, mv, sw)):
                 break
-            i, visited = ev(i2), ev(v2)
+            i, visited = i2, v2
         kind = 0 if z3.is_true(ev(exit_)) else 1 if z3.is_true(ev(mv)) else 2
         act = s.next_action()
         want_kind = 0 if act is None else {"move": 1, "swap": 2}[act.kind]
@@ -571,9 +578,11 @@ def agrees_on(want: list[int]) -> bool:
         if act is None:
             break
         curv = [z3.BitVecVal(c, max(wv, 1)) for c in cur]
-        F2, _ = bv_update(F, curv, z3.BitVecVal(kind, 2), z3.BitVecVal(act.src, w),
-                          z3.BitVecVal(act.dst, w), n)
-        if [ev(x).as_long() for x in F2] != s.forward:
+        F2 = values_at(memo, ("bv_update", n), lambda c: bv_update(
+            c[:n], c[n:2 * n], c[2 * n], c[2 * n + 1], c[2 * n + 2], n)[0],
+            [*F, *curv, z3.BitVecVal(kind, 2), z3.BitVecVal(act.src, w),
+             z3.BitVecVal(act.dst, w)])
+        if [x.as_long() for x in F2] != s.forward:
             return False
         if act.kind == "move":
             cur[act.dst] = cur[act.src]
@@ -589,9 +598,10 @@ def enumerated_agreement(n: int, ledger: Ledger | None = None) -> str:
     import itertools
 
     led = ledger if ledger is not None else Ledger()
+    memo: dict = {}     # values_at's terms, for this enumeration only
     for want in itertools.product(range(n), repeat=n):
         led.enumerated += 1
-        if not agrees_on(list(want)):
+        if not agrees_on(list(want), memo):
             led.record(REFUTED)
             return REFUTED
     return ENUMERATED

@@ -202,3 +202,38 @@ def test_symbolic_execution_of_real_code_covers_every_path():
     # a floor where Lemma 3 has a ceiling: refuted, on the function given
     floor = lambda sig: sig[0] + max((sig[1] + sig[2]) // 2, -(-(sig[1] + 2 * sig[2]) // 3))
     assert greedy_length_claim(floor)["result"] == "refuted"
+
+
+def test_shuf_values_at_are_the_values_of_the_terms_built_on_them():
+    """agrees_on (the real Shuf next to the model) evaluates bv_init,
+    bv_walk_body and bv_update through proofs.common.values_at: built once
+    per n over constants, the values substituted.  On random values of
+    1..5 slots (indices past the end included) each result is the value
+    of the terms built on the values themselves; and agrees_on, one memo
+    for every move of 1..3 slots, finds the real Shuf and the model agree."""
+    from proofs.common import values_at
+    rng, memo, compared = random.Random(4), {}, 0
+    for n in range(1, 6):
+        w, wv = shuf._w(n), max(1, (n - 1).bit_length())
+        bv = lambda bits: z3.BitVecVal(rng.randrange(1 << bits), bits)  # noqa: E731
+        for _ in range(10):
+            want, F, cur = [bv(wv) for _ in range(n)], [bv(n) for _ in range(n)], \
+                [bv(wv) for _ in range(n)]
+            i, vis, kind, a, b = bv(w), bv(n), bv(2), bv(w), bv(w)
+            for direct, key, build, values in (
+                    (shuf.bv_init(want, n)[0], "bv_init", lambda c: shuf.bv_init(c, n)[0], want),
+                    (shuf.bv_walk_body(F, n, i, vis), "bv_walk_body",
+                     lambda c: list(shuf.bv_walk_body(c[:n], n, c[n], c[n + 1])), [*F, i, vis]),
+                    (shuf.bv_update(F, cur, kind, a, b, n)[0], "bv_update",
+                     lambda c: shuf.bv_update(c[:n], c[n:2 * n], c[2 * n], c[2 * n + 1],
+                                              c[2 * n + 2], n)[0], [*F, *cur, kind, a, b])):
+                want_values = [z3.simplify(t) for t in direct]
+                got = values_at(memo, (key, n), build, values)
+                assert all(z3.is_bv_value(x) or z3.is_true(x) or z3.is_false(x) for x in got)
+                assert [x.sexpr() for x in got] == [x.sexpr() for x in want_values], (key, n)
+                compared += 1
+    assert compared == 150
+    memo = {}
+    assert all(shuf.agrees_on(list(m), memo) for n in range(1, 4) for m in register_maps(n))
+    assert sorted(memo) == [(k, n) for k in ("bv_init", "bv_update", "bv_walk_body")
+                            for n in (1, 2, 3) if (k, n) != ("bv_update", 1)]
