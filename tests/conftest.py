@@ -111,6 +111,15 @@ SHARED_RUNS = {
         "_smallest_case[v8_x64+push_twice]",
         "tests/conform/test_conform_machines.py::test_the_planted_unbalanced_push_is_its_own"
         "_class"),
+    # the golden cross-class machine request's optimum search (about 4.3
+    # CPU s), made once per process (tests/support.py ``optimum_once``)
+    "cross-class-optimum": (
+        "tests/protocol/test_compact_reader.py::test_served_with_the_compact_reader_on_every_line"
+        "_the_bytes_are_the_same",
+        "tests/protocol/test_compact_reader.py::test_the_readers_agree_on_every_golden_request_and"
+        "_edge",
+        "tests/protocol/test_schemas.py::test_every_verdict_check_writes_validates",
+        "tests/machines/test_golden.py::test_illegal_operation_is_a_wrong_sequence[cross_class]"),
     "v8_arm+simd128_scratch_not_reserved": (
         "tests/conform/test_conform_machines.py::test_every_mutant_client_is_caught_with_its"
         "_smallest_case[v8_arm+simd128_scratch_not_reserved]",

@@ -52,8 +52,8 @@ IN_PROCESS = frozenset({"check", "solve", "explain", "vectors", "machines", "sch
 
 
 def verified(*args: str, input: bytes | str | None = None, cwd: Path | None = None,
-             timeout: float = 300, text: bool = True,
-             process: bool = False) -> subprocess.CompletedProcess:
+             timeout: float = 300, text: bool = True, process: bool = False,
+             usage_error: bool = False) -> subprocess.CompletedProcess:
     """THE CLI runner of the tests: ``python -m verified.cli ARGS`` with this
     interpreter and this checkout first on the path (so a test run from
     another directory, ``cwd``, still runs the code under test); returns
@@ -64,10 +64,17 @@ def verified(*args: str, input: bytes | str | None = None, cwd: Path | None = No
     (``run_in_process``: the same bytes and exit status, pinned by
     tests/cli/test_in_process.py, without a fresh interpreter's ~0.1 s CPU
     of start-up and imports); ``process=True`` asks for a real process
-    where the process itself is under test."""
+    where the process itself is under test.  ``usage_error=True`` runs any
+    command in this process, ``conform`` included, for a test that expects
+    it to stop at its usage checks (exit 2): conform rejects its arguments
+    before it sets a signal handler or starts a program, and should it go
+    past them, its signal handlers cannot be set outside the main thread,
+    so the run ends, judging nothing and starting no program, in its
+    "internal error: ValueError" line (also exit 2): a test using this
+    must pin stderr (tests/cli/test_in_process.py pins that line)."""
     if isinstance(input, str):
         input = input.encode()
-    if not process and cwd is None and args and args[0] in IN_PROCESS:
+    if not process and cwd is None and args and (args[0] in IN_PROCESS or usage_error):
         return run_in_process(*args, input=input, text=text)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "verified.cli", *args], input=input,

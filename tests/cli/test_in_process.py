@@ -63,6 +63,12 @@ SAMPLE = [
     (["schema", "request"], ""),
     ([], ""),
     (["--help"], ""),
+    # conform's usage errors (tests/support.py ``usage_error``): argparse's,
+    # its own checks', a bad machine file's
+    (["conform", "--bogus"], ""),
+    (["conform", "--cmd", "true", "--machine", "x86"], ""),
+    (["conform", "--cmd", "true", "--model", "swap", "--max-moves", "2"], ""),
+    (["conform", "--cmd", "true", "--machine", str(ROOT / "README.md")], ""),
 ]
 
 
@@ -82,6 +88,18 @@ def test_in_process_gives_the_bytes_and_status_of_a_process(argv, stdin):
         real.returncode, real.stdout, real.stderr)
     # every line of the sample says something, but empty input to check
     assert mine.stdout or mine.stderr or (argv, stdin) == (["check"], "")
+
+
+def test_a_conform_past_its_usage_checks_stops_in_process_judging_nothing():
+    """``usage_error=True`` on a conform that is not a usage error: no run
+    in the pytest process, one internal-error line a pinned message cannot
+    match (tests/support.py ``verified``)."""
+    p = verified("conform", "--cmd", "true", "--machine", "x86-64", "--max-moves", "1",
+                 usage_error=True)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == ("verified conform: internal error: ValueError: signal only works in "
+                        "main thread of the main interpreter (nothing was judged; please "
+                        "report this, VERIFIED_TRACEBACK=1 shows where)\n")
 
 
 def test_what_escapes_main_is_reported_as_the_interpreter_does(monkeypatch):

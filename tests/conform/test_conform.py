@@ -363,14 +363,14 @@ def test_stateful_wrong_answer_is_flagged_as_not_reproducible():
     (["--cmd", ""], "--cmd is empty"),
 ])
 def test_bad_use_exits_2_with_one_clear_line(args, message):
-    proc = verified("conform", "--cmd", "true", "--model", "swap", *args)
+    proc = verified("conform", "--cmd", "true", "--model", "swap", *args, usage_error=True)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == f"verified conform: error: {message}\n"
 
 
 def test_model_is_required_for_moves():
-    proc = verified("conform", "--cmd", "true")
+    proc = verified("conform", "--cmd", "true", usage_error=True)
     assert proc.returncode == 2
     assert proc.stderr == ("verified conform: error: --model is required (temp, swap, permi "
                            "or spill), or --allocator\n")

@@ -151,7 +151,7 @@ def test_allocator_bad_use():
         (["--optimal"], "--optimal is for parallel moves, not --allocator"),
         (["--shapes"], "--shapes is for parallel moves, not --allocator"),
     ]:
-        proc = verified("conform", "--allocator", "--cmd", "true", *args)
+        proc = verified("conform", "--allocator", "--cmd", "true", *args, usage_error=True)
         assert proc.returncode == 2
         assert proc.stderr == f"verified conform: error: {message}\n"
 

@@ -245,7 +245,8 @@ def test_shrinking_keeps_the_class(monkeypatch):
 
 @pytest.mark.parametrize("value", ["0", "101", "-1"])
 def test_max_classes_is_validated(value):
-    p = verified("conform", "--cmd", "true", "--model", "swap", "--max-classes", value)
+    p = verified("conform", "--cmd", "true", "--model", "swap", "--max-classes", value,
+                 usage_error=True)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr == ("verified conform: error: --max-classes must be a whole number in "
                         f"1..100 (the failure classes shrunk and printed), not {value}\n")

@@ -59,7 +59,7 @@ REPLY = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps(%s), flu
     (["--model", "swap", "--max-moves", "2"], "--max-moves goes with --machine"),
 ])
 def test_bad_machine_use_exits_2_with_one_clear_line(args, message):
-    proc = verified("conform", "--cmd", "true", *args)
+    proc = verified("conform", "--cmd", "true", *args, usage_error=True)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == f"verified conform: error: {message}\n"
@@ -73,7 +73,7 @@ def test_bad_machine_use_exits_2_with_one_clear_line(args, message):
 def test_bad_machine_file(tmp_path, text, message):
     f = tmp_path / "m.json"
     f.write_text(text)
-    proc = verified("conform", "--cmd", "true", "--machine", str(f))
+    proc = verified("conform", "--cmd", "true", "--machine", str(f), usage_error=True)
     assert proc.returncode == 2
     assert proc.stderr == f"verified conform: error: --machine {f}: {message}\n"
 

@@ -32,7 +32,7 @@ from tests.support import peak_bytes, verified
 def test_bad_machine_files_are_bad_use(tmp_path, content, message, mode):
     f = tmp_path / "m.json"
     f.write_text(content)
-    proc = verified("conform", "--cmd", "true", "--machine", str(f), *mode)
+    proc = verified("conform", "--cmd", "true", "--machine", str(f), *mode, usage_error=True)
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == f"verified conform: error: --machine {f}: {message}\n"
 
@@ -40,7 +40,8 @@ def test_bad_machine_files_are_bad_use(tmp_path, content, message, mode):
 def test_random_with_every_location_a_temporary(tmp_path):
     f = tmp_path / "m.json"
     f.write_text('{"classes": {"g": {"registers": ["a"]}}}')
-    proc = verified("conform", "--cmd", "true", "--machine", str(f), "--random", "3")
+    proc = verified("conform", "--cmd", "true", "--machine", str(f), "--random", "3",
+                    usage_error=True)
     assert proc.returncode == 2
     assert proc.stderr == (f"verified conform: error: --machine {f}: every location "
                            f"overlaps a temporary (a): no move to test\n")
@@ -48,7 +49,8 @@ def test_random_with_every_location_a_temporary(tmp_path):
 
 @pytest.mark.parametrize("k", ["100000000000000000000000000", "1000000000001"])
 def test_random_beyond_any_run(k):
-    proc = verified("conform", "--cmd", "true", "--model", "swap", "--random", k)
+    proc = verified("conform", "--cmd", "true", "--model", "swap", "--random", k,
+                    usage_error=True)
     assert proc.returncode == 2
     assert proc.stderr == (f"verified conform: error: --random must be at most "
                            f"1,000,000,000,000 (10^12), not {k}\n")

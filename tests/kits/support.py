@@ -81,22 +81,72 @@ def sanitizers_work(cc: str) -> bool:
         return built.returncode == 0 and subprocess.run([str(exe)]).returncode == 0
 
 
-def compile_c(src: Path, exe: Path, *extra: str, sanitize: bool = False) -> Path:
+def compile_c(src: Path, exe: Path, *extra: str, sanitize: bool = False,
+              cache: Path | None = None) -> Path:
     """Compile one C file warning-free (-Werror) with the kit's header on the
-    include path; the compiler's messages are the failure text."""
+    include path; the compiler's messages are the failure text.  With
+    ``cache``, through ``built`` (one build a session for all workers)."""
     cc = c_compiler()
     cmd = [cc, *C_FLAGS, *(SANITIZE if sanitize else []), *extra,
            "-I", str(KITS / "c"), "-o", str(exe), str(src)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0 and not proc.stderr, f"{' '.join(cmd)}\n{proc.stderr}"
-    return exe
+    return built(cmd, exe, [src, *sorted((KITS / "c").glob("*.h"))], cache)
 
 
-def compile_rust(src: Path, exe: Path, *extra: str) -> Path:
+def compile_rust(src: Path, exe: Path, *extra: str, cache: Path | None = None) -> Path:
     """``rustc --edition 2021 -O SRC`` as docs/clients.md says; no warnings."""
     cmd = [rustc(), "--edition", "2021", "-O", *extra, str(src), "-o", str(exe)]
+    return built(cmd, exe, [src], cache)
+
+
+def _build(cmd: list[str], exe: Path) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0 and not proc.stderr, f"{' '.join(cmd)}\n{proc.stderr}"
+
+
+def build_key(cmd: list[str], exe: Path, sources: list[Path]) -> str:
+    """A SHA-256 of what a build's output depends on: the command with the
+    output path left out, the compiler binary's identity (path, size,
+    mtime) and every source's bytes (the C kit's headers included)."""
+    import hashlib
+
+    h = hashlib.sha256()
+
+    def part(b: bytes) -> None:  # each part with its length: no two run together
+        h.update(len(b).to_bytes(8, "big") + b)
+
+    for arg in cmd:
+        part(b"OUT" if arg == str(exe) else arg.encode())
+    st = os.stat(cmd[0])
+    part(f"{st.st_size} {st.st_mtime_ns}".encode())
+    for src in sources:
+        part(str(src).encode())
+        part(Path(src).read_bytes())
+    return h.hexdigest()
+
+
+def built(cmd: list[str], exe: Path, sources: list[Path], cache: Path | None) -> Path:
+    """Run the build ``cmd`` (output ``exe``), or copy its output from
+    ``cache``: a directory shared by the session's xdist workers
+    (tests/kits/conftest.py), where the first worker to ask builds it
+    (under a lock, the others waiting) and each later one copies it; the
+    kits' examples were built once in each worker (about 24 CPU s a
+    worker, docs/testing.md).  The build's own checks (exit 0, no
+    warning) are made by the one build."""
+    if cache is None:
+        _build(cmd, exe)
+        return exe
+    import fcntl
+
+    cache.mkdir(parents=True, exist_ok=True)
+    key = build_key(cmd, exe, sources)
+    done = cache / key
+    with open(cache / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            part = cache / f"{key}.part"
+            _build([str(part) if a == str(exe) else a for a in cmd], part)
+            os.replace(part, done)
+    shutil.copy2(done, exe)
     return exe
 
 
