@@ -91,6 +91,8 @@ NOT_IN_THE_REPOSITORY = {
     ".mutation/seed-SEED/": "written by `make mutation`",
     ".fuzz/corpus/": "written by `make fuzz` (the corpus it grows; git-ignored)",
     ".fuzz/crashes/": "written by `make fuzz` (a crash input; git-ignored)",
+    "mutants/__pycache__/mutant-memo/": "written by the first mutant client a run starts "
+                                        "(git-ignored): absent from a fresh clone until then",
     ".mutation/*/report.md": "written by `make mutation`",
     "report.md": "written by `make mutation` into .mutation/seed-SEED/",
     "results.json": "written by `make mutation` into .mutation/seed-SEED/",
