@@ -98,7 +98,7 @@ def compile_rust(src: Path, exe: Path, *extra: str, cache: Path | None = None) -
     return built(cmd, exe, [src], cache)
 
 
-def _build(cmd: list[str], exe: Path) -> None:
+def _build(cmd: list[str]) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0 and not proc.stderr, f"{' '.join(cmd)}\n{proc.stderr}"
 
@@ -133,7 +133,7 @@ def built(cmd: list[str], exe: Path, sources: list[Path], cache: Path | None) ->
     worker, docs/testing.md).  The build's own checks (exit 0, no
     warning) are made by the one build."""
     if cache is None:
-        _build(cmd, exe)
+        _build(cmd)
         return exe
     import fcntl
 
@@ -144,7 +144,7 @@ def built(cmd: list[str], exe: Path, sources: list[Path], cache: Path | None) ->
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.exists():
             part = cache / f"{key}.part"
-            _build([str(part) if a == str(exe) else a for a in cmd], part)
+            _build([str(part) if a == str(exe) else a for a in cmd])
             os.replace(part, done)
     shutil.copy2(done, exe)
     return exe
